@@ -748,14 +748,15 @@ func (s *runSettings) one(ctx context.Context, p *plannedRun, pend Pending) exec
 		d.Reason = s.timedOut(p, res.DurationMs)
 	}
 	asyncFailed := false
-	if d.AsyncResponse {
-		// Backgrounded at its first line: Claude Code saw status 0, and
-		// no failure for onFailure to act on.
-	} else if p.Hook.FailBlocks && p.Hook.Async {
+	// A hook backgrounded at its first line (AsyncResponse) gave Claude
+	// Code status 0: no failure for onFailure to act on.
+	switch {
+	case !p.Hook.FailBlocks || d.AsyncResponse:
+	case p.Hook.Async:
 		// Claude Code ignores onFailure on an async hook: its failure
 		// is let through, and the reason says why.
 		asyncFailed = failureOf(p.Hook.Event, res, err, d) != ""
-	} else if p.Hook.FailBlocks {
+	default:
 		d = failBlocks(p.Hook.Event, p.Payload.Tool, res, err, d)
 	}
 	if p.Hook.Async && d.Outcome == report.OutcomeBlocked {
