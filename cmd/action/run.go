@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -438,11 +437,12 @@ func buildEnv(envs, secrets []string, getenv func(string) string) ([]string, err
 }
 
 // printRunReport prints the report on res for people (writeRunReport),
-// each line made inert.
+// each line made inert as it is written: a report that lists a million
+// writes is not held whole, nor copied to be made inert.
 func printRunReport(w io.Writer, res *sandbox.Result) {
-	var rep bytes.Buffer
-	writeRunReport(&rep, res)
-	io.WriteString(w, annotate.InertText(rep.String()))
+	il := annotate.NewInertLines(w)
+	writeRunReport(il, res)
+	il.Close()
 }
 
 // writeRunReport prints the short human report of a run. Every value

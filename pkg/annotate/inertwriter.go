@@ -95,3 +95,65 @@ func (iw *InertWriter) Close() error {
 	}
 	return iw.err
 }
+
+// InertLines writes text made inert exactly as InertText makes it, as it
+// comes, for text too big to hold whole (a report listing a million
+// writes): it holds back the line being written until its end, whatever
+// its length, and the lines it has made inert until they fill
+// inertLinesBatch or Close writes them, so the writer under it is given
+// whole lines only, in few writes (a terminal's colonWriter then sees no
+// Colon cut in two). Unlike InertWriter it is not for a command's live
+// output: nothing reaches w before its batch fills. It is not safe for
+// concurrent use.
+type InertLines struct {
+	w    io.Writer
+	line []byte // the current line, not yet ended
+	out  []byte // whole lines made inert, not yet written
+	err  error
+}
+
+// inertLinesBatch is what InertLines holds of whole lines before writing.
+const inertLinesBatch = 64 << 10
+
+func NewInertLines(w io.Writer) *InertLines { return &InertLines{w: w} }
+
+func (l *InertLines) Write(p []byte) (int, error) {
+	if l.err != nil {
+		return 0, l.err
+	}
+	n := len(p)
+	for len(p) > 0 {
+		i := bytes.IndexAny(p, "\r\n")
+		if i < 0 {
+			l.line = append(l.line, p...)
+			break
+		}
+		l.line = append(l.line, p[:i]...)
+		l.out = append(append(l.out, InertLine(string(l.line))...), p[i])
+		l.line = l.line[:0]
+		p = p[i+1:]
+	}
+	if len(l.out) >= inertLinesBatch {
+		l.flush()
+	}
+	return n, l.err
+}
+
+// Close writes what is held: the lines made inert, and the last line if
+// it had no end.
+func (l *InertLines) Close() error {
+	if len(l.line) > 0 {
+		l.out = append(l.out, InertLine(string(l.line))...)
+		l.line = l.line[:0]
+	}
+	l.flush()
+	return l.err
+}
+
+func (l *InertLines) flush() {
+	if len(l.out) == 0 || l.err != nil {
+		return
+	}
+	_, l.err = l.w.Write(l.out)
+	l.out = l.out[:0]
+}

@@ -2,6 +2,7 @@ package annotate
 
 import (
 	"bytes"
+	"io"
 	"strings"
 	"testing"
 )
@@ -94,7 +95,7 @@ func TestInertWriterByteOrderMark(t *testing.T) {
 }
 
 // writeInChunks writes s to w in writes of size bytes, then closes w.
-func writeInChunks(t *testing.T, w *InertWriter, s string, size int) {
+func writeInChunks(t *testing.T, w io.WriteCloser, s string, size int) {
 	t.Helper()
 	for len(s) > 0 {
 		n := min(size, len(s))
@@ -128,4 +129,60 @@ func TestInertWriterCommandTag(t *testing.T) {
 	if got := InertText("a\n[command]b\r[command]c"); got != "a\n[·command]b\r[·command]c" {
 		t.Errorf("InertText: %q", got)
 	}
+}
+
+// TestInertLines: InertLines writes what InertText makes of the text,
+// byte for byte, however the text is cut into writes, and hands the
+// writer under it whole lines only, batched: a line longer than
+// InertWriter holds back is made inert whole.
+func TestInertLines(t *testing.T) {
+	long := strings.Repeat(" ", inertMaxLine+10) + "::error::after a long run of spaces"
+	in := strings.Join(hostile, "\n") + "\n" + strings.Join(hostileLines, "\r\n") + "\r" + long + "\n" +
+		strings.Repeat("plain line: a##[b\n", 20000) + "::warning::no end"
+	checkInertLines(t, in, []int{1, 2, 3, 7, 64, 4096, inertLinesBatch + 1, len(in)})
+}
+
+// FuzzInertLines: the same for any text and any cut.
+func FuzzInertLines(f *testing.F) {
+	for _, s := range hostileLines {
+		f.Add(s+"\n"+s, 3)
+	}
+	f.Add("\r\n\r\r\n::x", 1)
+	f.Fuzz(func(t *testing.T, s string, size int) {
+		if size <= 0 {
+			size = 1
+		}
+		checkInertLines(t, s, []int{size})
+	})
+}
+
+func checkInertLines(t *testing.T, in string, sizes []int) {
+	t.Helper()
+	want := InertText(in)
+	for _, size := range sizes {
+		var w linesSeen
+		writeInChunks(t, NewInertLines(&w), in, size)
+		if got := w.b.String(); got != want {
+			t.Fatalf("in writes of %d: %.200q, want InertText's %.200q", size, got, want)
+		}
+		for i, wr := range w.writes[:max(len(w.writes)-1, 0)] {
+			if !strings.HasSuffix(wr, "\n") && !strings.HasSuffix(wr, "\r") {
+				t.Fatalf("in writes of %d: write %d of %d ends inside a line: %.80q", size, i, len(w.writes), wr[max(len(wr)-80, 0):])
+			}
+		}
+		if most := len(want)/inertLinesBatch + 2; len(w.writes) > most {
+			t.Errorf("in writes of %d: %d writes for %d bytes, want at most %d", size, len(w.writes), len(want), most)
+		}
+	}
+}
+
+// linesSeen records each write it is given.
+type linesSeen struct {
+	b      strings.Builder
+	writes []string
+}
+
+func (l *linesSeen) Write(p []byte) (int, error) {
+	l.writes = append(l.writes, string(p))
+	return l.b.Write(p)
 }
