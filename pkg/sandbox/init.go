@@ -582,6 +582,8 @@ func runInit(cfg initConfig, done func()) (res initResult) {
 	// The record: what the command left in the work tree, HOME and TMPDIR.
 	var writes []evidence.Write
 	var werr error
+	// The largest file the command wrote (fileSizeHit), and one place's.
+	var largest, grown int64
 	if method == "overlay" {
 		// Against what the command saw: the tree under the scrubbed
 		// configs, so that leaving one as it was is no write.
@@ -591,20 +593,23 @@ func runInit(cfg initConfig, done func()) (res initResult) {
 			werr = mountLowers(credsLayer+":"+lowerDir, before)
 		}
 		if werr == nil {
-			writes, werr = readUpper(upper, lower, "", upperRoot)
+			writes, largest, werr = readUpperSized(upper, lower, "", upperRoot)
 		}
 	} else {
-		writes, werr = snap.diff(scratchDir + "/copy")
+		writes, largest, werr = snap.diffSized(scratchDir + "/copy")
 	}
 	if werr == nil {
 		var hw, tw []evidence.Write
 		var sw []evidence.Write
-		hw, werr = upperWrites(home, "~/")
+		hw, grown, werr = upperWritesSized(home, "~/")
+		largest = max(largest, grown)
 		if werr == nil {
-			tw, werr = upperWrites(tmp, "$TMPDIR/")
+			tw, grown, werr = upperWritesSized(tmp, "$TMPDIR/")
+			largest = max(largest, grown)
 		}
 		if werr == nil {
-			sw, werr = upperWrites(shm, sandboxShm+"/")
+			sw, grown, werr = upperWritesSized(shm, sandboxShm+"/")
+			largest = max(largest, grown)
 		}
 		// The made files first: one the command removed is a delete
 		// beneath its made directories, which drop then places.
@@ -668,7 +673,27 @@ func runInit(cfg initConfig, done func()) (res initResult) {
 	if r.LimitHit == "" {
 		r.LimitHit = scratchHit
 	}
+	if r.LimitHit == "" {
+		r.LimitHit = fileSizeHit(largest, cfg.Limits.WithDefaults().FileBytes)
+	}
 	return r
+}
+
+// fileSizeHit names the file-size limit where the command wrote a file
+// of largest bytes, at least the limit's (RLIMIT_FSIZE): a write that
+// crosses the limit is cut there, and fails with EFBIG. The kernel's
+// SIGXFSZ, by which the reaper names the limit, ends only a command that
+// keeps the signal's default action; Python and Go ignore it, so that a
+// hook in either (or one that ignores or blocks the signal itself) meets
+// the limit with no more than an error it may catch, and goes on: a hook
+// that writes a large file and, where that succeeds, reaches a host left
+// a record that passed for whole, where Claude Code, which imposes no
+// such limit, would have seen the host reached.
+func fileSizeHit(largest int64, limit uint64) string {
+	if limit > 0 && largest >= 0 && uint64(largest) >= limit {
+		return "file-size"
+	}
+	return ""
 }
 
 // changed says whether the directory dir changed from the state before:

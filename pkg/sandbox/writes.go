@@ -40,7 +40,14 @@ const sameContentMax = 1 << 20
 // the size of the lower tree (only paths present in upper are looked up
 // in lower).
 func upperWrites(upper, prefix string) ([]evidence.Write, error) {
-	return readUpper(upper, "", prefix, nil)
+	ws, _, err := upperWritesSized(upper, prefix)
+	return ws, err
+}
+
+// upperWritesSized is upperWrites, and the size of the largest regular
+// file the run created there, or changed the size of (record.largest).
+func upperWritesSized(upper, prefix string) ([]evidence.Write, int64, error) {
+	return readUpperSized(upper, "", prefix, nil)
 }
 
 // readUpper is upperWrites with the lower directory explicit ("" when the
@@ -53,25 +60,32 @@ func upperWrites(upper, prefix string) ([]evidence.Write, error) {
 // state prepareUpper gave it before the run: an upper root is always
 // there, changed or not.
 func readUpper(upper, lower, prefix string, root *rootState) ([]evidence.Write, error) {
+	ws, _, err := readUpperSized(upper, lower, prefix, root)
+	return ws, err
+}
+
+// readUpperSized is readUpper, and the size of the largest regular file
+// the run created or changed the size of (record.largest).
+func readUpperSized(upper, lower, prefix string, root *rootState) ([]evidence.Write, int64, error) {
 	u, err := openDir(upper)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	defer u.close()
 	var l *dirFD
 	if lower != "" {
 		if l, err = openDir(lower); err != nil {
-			return nil, err
+			return nil, 0, err
 		}
 		defer l.close()
 	}
 	w := &upperWalk{record: newRecord(prefix), whiteouts: lower != ""}
 	n, err := w.walk(u, l, true, nil)
 	if err != nil {
-		return nil, fmt.Errorf("walking %s: %w", upper, err)
+		return nil, 0, fmt.Errorf("walking %s: %w", upper, err)
 	}
 	if err := w.tooLarge(); err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	if l != nil {
 		w.rn.link(&w.record, overlaySides{upper: u.fd, lower: l.fd})
@@ -79,7 +93,7 @@ func readUpper(upper, lower, prefix string, root *rootState) ([]evidence.Write, 
 	if before := root; before != nil && l != nil {
 		var st unix.Stat_t
 		if err := unix.Fstat(u.fd, &st); err != nil {
-			return nil, fmt.Errorf("walking %s: %w", upper, err)
+			return nil, 0, fmt.Errorf("walking %s: %w", upper, err)
 		}
 		now := metaOf(&st)
 		xattrsDiffer := func() bool {
@@ -91,7 +105,7 @@ func readUpper(upper, lower, prefix string, root *rootState) ([]evidence.Write, 
 		}
 	}
 	sortWrites(w.out)
-	return w.out, nil
+	return w.out, w.largest, nil
 }
 
 // upperWalk reads an upper directory against its lower one.
@@ -177,6 +191,7 @@ func (w *upperWalk) entry(u, l *dirFD, merged bool, name string, p relPath) (int
 		return w.dir(u, l, merged, name, p, &st, &lst, inLower)
 	case !inLower:
 		// New, hard links to one inode among them: each name a create.
+		w.noteSize(&st, -1)
 		if err := w.addEntry(u, name, p, evidence.OpCreate, st.Mode); err != nil {
 			return 1, err
 		}
@@ -187,6 +202,7 @@ func (w *upperWalk) entry(u, l *dirFD, merged bool, name string, p relPath) (int
 	case isDir(lst.Mode):
 		// A directory replaced by a file: the path is modified, and
 		// what was under it is gone.
+		w.noteSize(&st, -1)
 		if err := w.addEntry(u, name, p, evidence.OpModify, st.Mode); err != nil {
 			return 1, err
 		}
@@ -201,6 +217,7 @@ func (w *upperWalk) entry(u, l *dirFD, merged bool, name string, p relPath) (int
 		// Changed, or given another name (a hard link: ln .git/config
 		// x changes .git/config's link count, and a write to x is one
 		// to it).
+		w.noteSize(&st, sizeOfKind(&lst, st.Mode))
 		if err := w.addEntry(u, name, p, evidence.OpModify, st.Mode); err != nil {
 			return 1, err
 		}
@@ -630,9 +647,16 @@ func takeSnapshot(root string) (snapshot, error) {
 // as ".". It reads the whole tree once; the snapshot's own entries are
 // looked up by name, so its cost follows the tree's size.
 func (s snapshot) diff(root string) ([]evidence.Write, error) {
+	ws, _, err := s.diffSized(root)
+	return ws, err
+}
+
+// diffSized is diff, and the size of the largest regular file the run
+// created or changed the size of (record.largest).
+func (s snapshot) diffSized(root string) ([]evidence.Write, int64, error) {
 	d, err := openDir(root)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	defer d.close()
 	// The original, for a file whose ctime alone changed. Without it
@@ -646,10 +670,10 @@ func (s snapshot) diff(root string) ([]evidence.Write, error) {
 	w := &copyWalk{record: newRecord(""), scrubbed: s.scrubbed, dirs: s.dirs, rn: renames{sameInode: true}}
 	n, err := w.walk(d, s.root, l, nil)
 	if err != nil {
-		return nil, fmt.Errorf("walking %s: %w", root, err)
+		return nil, 0, fmt.Errorf("walking %s: %w", root, err)
 	}
 	if err := w.tooLarge(); err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	lowerFD := -1
 	if l != nil {
@@ -658,13 +682,13 @@ func (s snapshot) diff(root string) ([]evidence.Write, error) {
 	w.rn.link(&w.record, copySides{copy: d.fd, lower: lowerFD})
 	var st unix.Stat_t
 	if err := unix.Fstat(d.fd, &st); err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	if copyDirChanged(s.root.meta, metaOf(&st), d, l, n) {
 		w.out = append(w.out, evidence.Write{Path: ".", Op: evidence.OpModify, Kind: "dir"})
 	}
 	sortWrites(w.out)
-	return w.out, nil
+	return w.out, w.largest, nil
 }
 
 // copyWalk reads the copy against its snapshot.
@@ -736,6 +760,7 @@ func (w *copyWalk) entry(d, l *dirFD, name string, p relPath, o *snapNode) (int,
 			defer w.enterDir(now, nil)()
 			return w.newDir(d, name, p, true)
 		}
+		w.noteSize(&st, -1)
 		if err := w.addEntry(d, name, p, evidence.OpCreate, st.Mode); err != nil {
 			return 1, err
 		}
@@ -746,6 +771,7 @@ func (w *copyWalk) entry(d, l *dirFD, name string, p relPath, o *snapNode) (int,
 	case st.Mode&unix.S_IFMT != o.meta.Mode&unix.S_IFMT:
 		// Replaced by another kind: one entry, the new kind; what was
 		// under a directory is gone, what is under one is new.
+		w.noteSize(&st, -1)
 		if err := w.addEntry(d, name, p, evidence.OpModify, st.Mode); err != nil {
 			return 1, err
 		}
@@ -787,12 +813,14 @@ func (w *copyWalk) entry(d, l *dirFD, name string, p relPath, o *snapNode) (int,
 	case now == o.meta && !sameSum(d, name, &st, o):
 		// Its times and size as they were, its bytes not: written
 		// through a shared mapping (see snapNode.sum).
+		w.noteSize(&st, o.meta.Size)
 		return 1, w.addEntry(d, name, p, evidence.OpModify, st.Mode)
 	case now == o.meta:
 		return 0, nil
 	case !sameMeta(now, o.meta):
 		// Changed, or given another name (a hard link: the copy's
 		// files have one link each, as copied).
+		w.noteSize(&st, o.meta.Size)
 		return 1, w.addEntry(d, name, p, evidence.OpModify, st.Mode)
 	case w.isScrubbed(p):
 		// A file the command was shown scrubbed: compared with what it
@@ -800,6 +828,7 @@ func (w *copyWalk) entry(d, l *dirFD, name string, p relPath, o *snapNode) (int,
 		if sameAsScrubbed(d, l, name, &st, w.scrubbed[string(p)]) {
 			return 0, nil
 		}
+		w.noteSize(&st, o.meta.Size)
 		return 1, w.addEntry(d, name, p, evidence.OpModify, st.Mode)
 	case sameContent(d, l, name, &st, true):
 		// Only its ctime or inode changed, and it holds what the
@@ -807,6 +836,7 @@ func (w *copyWalk) entry(d, l *dirFD, name string, p relPath, o *snapNode) (int,
 		// same bytes with the time put back.
 		return 0, nil
 	default:
+		w.noteSize(&st, o.meta.Size)
 		return 1, w.addEntry(d, name, p, evidence.OpModify, st.Mode)
 	}
 }
@@ -1470,6 +1500,33 @@ type record struct {
 	buf    []byte // directory entries
 	bytes  int    // of the paths in out, and of those left out
 	full   bool   // out has been cut: its paths passed maxResult
+	// largest is the size of the largest regular file the run created,
+	// or changed the size of (noteSize). A write that crosses
+	// RLIMIT_FSIZE is cut at the limit, so a file that reached it is
+	// the trace of a command that met the limit, though the limit's
+	// SIGXFSZ ended nothing: Python and Go ignore it, and their writes
+	// fail with EFBIG, which a hook may catch and go on quietly.
+	largest int64
+}
+
+// noteSize notes the regular file of st, which the run created or which
+// replaced another kind (before < 0) or was before bytes long, for
+// largest: where its size changed. A file of the tree already as large
+// as the limit, changed in place (a chmod, the copy method's), met no
+// limit.
+func (r *record) noteSize(st *unix.Stat_t, before int64) {
+	if st.Mode&unix.S_IFMT == unix.S_IFREG && st.Size != before {
+		r.largest = max(r.largest, st.Size)
+	}
+}
+
+// sizeOfKind is the size of the entry of lst before the run, where it
+// was of the kind of mode (a file then and now); -1 otherwise.
+func sizeOfKind(lst *unix.Stat_t, mode uint32) int64 {
+	if lst.Mode&unix.S_IFMT != mode&unix.S_IFMT {
+		return -1
+	}
+	return lst.Size
 }
 
 func newRecord(prefix string) record {
