@@ -13,6 +13,13 @@
 // measured is then the report's path: the run's record made a hook run
 // of the report, the check's evaluation, the JSON report.
 //
+// With -command merge it runs `vigiles merge` of two shard reports: the
+// first binary writes them once for each N (`vigiles test --shard 1/2`
+// and `2/2 --format json --output FILE` in a work tree of two plugins,
+// one whose Stop hook makes the N files and one whose hook writes
+// nothing), and each binary merges them to stdout. What is measured is
+// then merge's path: the reports read, joined, and written as one.
+//
 // VmHWM is read every 2 ms, once more when the broker's stdout pipe is
 // first full (a broker that makes its document whole has then made it),
 // and after every read of its stdout until it ends (one that writes its
@@ -21,6 +28,7 @@
 //
 //	go run ./bench/cmd/vwritemem -vigiles /tmp/old/bin/vigiles -vigiles bin/vigiles -n 10000,100000,1000000 -rounds 3
 //	go run ./bench/cmd/vwritemem -command test -vigiles /tmp/old/bin/vigiles -vigiles bin/vigiles
+//	go run ./bench/cmd/vwritemem -command merge -vigiles /tmp/old/bin/vigiles -vigiles bin/vigiles -n 100000,1000000
 package main
 
 import (
@@ -51,13 +59,13 @@ func main() {
 	flag.Var(&bins, "vigiles", "a vigiles binary (repeatable: the first is the one the others are compared with)")
 	ns := flag.String("n", "10000,100000,1000000", "the numbers of files, comma-separated")
 	rounds := flag.Int("rounds", 1, "runs of each binary for each number (the median is reported)")
-	command := flag.String("command", "run", "the command measured: run (run --json) or test (test --format json, one check)")
+	command := flag.String("command", "run", "the command measured: run (run --json), test (test --format json, one check) or merge (merge of two shards' JSON reports)")
 	flag.Parse()
 	if len(bins) == 0 {
 		bins = binaries{"bin/vigiles"}
 	}
-	if *command != "run" && *command != "test" {
-		fmt.Fprintf(os.Stderr, "vwritemem: -command %q: want run or test\n", *command)
+	if *command != "run" && *command != "test" && *command != "merge" {
+		fmt.Fprintf(os.Stderr, "vwritemem: -command %q: want run, test or merge\n", *command)
 		os.Exit(2)
 	}
 	if err := run(bins, *command, *ns, *rounds); err != nil {
@@ -83,9 +91,22 @@ func run(bins []string, command, ns string, rounds int) error {
 		}
 		peaks := make([][]int64, len(bins))
 		docs := make([][]byte, len(bins))
+		var shards []string
+		if command == "merge" {
+			// Written once, by the first binary: every binary merges
+			// the same reports.
+			dir, err := os.MkdirTemp("", "vwritemem-shards-")
+			if err != nil {
+				return err
+			}
+			defer os.RemoveAll(dir)
+			if shards, err = writeShards(bins[0], dir, n); err != nil {
+				return fmt.Errorf("%s, %d files: writing the shards: %w", bins[0], n, err)
+			}
+		}
 		for r := 0; r < rounds; r++ {
 			for i, bin := range bins {
-				kib, doc, err := measure(bin, command, n)
+				kib, doc, err := measure(bin, command, n, shards)
 				if err != nil {
 					return fmt.Errorf("%s, %d files: %w", bin, n, err)
 				}
@@ -134,29 +155,78 @@ checks:
 `,
 }
 
-// measure runs bin on n files in a new work tree and returns the broker's
-// peak RSS in KiB and its document, durationMs and the version left out.
-func measure(bin, command string, n int) (int64, []byte, error) {
+// The work tree of -command merge's shards: the plugin of testTree and a
+// second, whose Stop hook writes nothing, so that each of two shards has
+// a run, and a check of each.
+var mergeTree = map[string]string{
+	".claude-plugin/marketplace.json":       `{"name": "m", "owner": {"name": "o"}, "plugins": [{"name": "mk", "source": "./plugins/mk"}, {"name": "no", "source": "./plugins/no"}]}`,
+	"plugins/mk/.claude-plugin/plugin.json": testTree["plugins/mk/.claude-plugin/plugin.json"],
+	"plugins/no/.claude-plugin/plugin.json": `{"name": "no", "hooks": {"Stop": [{"hooks": [{"type": "command", "command": "true"}]}]}}`,
+	".vigiles.yml": testTree[".vigiles.yml"] + `  - name: no writes nothing
+    hook: no
+    event: Stop
+    expect:
+      allowed: true
+      wrote-only: []
+`,
+}
+
+// writeTree writes the files of tree into dir, n put in for its %d.
+func writeTree(dir string, tree map[string]string, n int) error {
+	for name, text := range tree {
+		if strings.Contains(text, "%d") {
+			text = fmt.Sprintf(text, n)
+		}
+		if err := os.MkdirAll(filepath.Join(dir, filepath.Dir(name)), 0o755); err != nil {
+			return err
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// writeShards has bin write the two shard reports of mergeTree's test
+// into dir, and returns their paths.
+func writeShards(bin, dir string, n int) ([]string, error) {
+	tree := filepath.Join(dir, "tree")
+	if err := writeTree(tree, mergeTree, n); err != nil {
+		return nil, err
+	}
+	var shards []string
+	for _, s := range []string{"1/2", "2/2"} {
+		out := filepath.Join(dir, "shard-"+s[:1]+".json")
+		cmd := exec.Command(bin, "test", "--shard", s, "--format", "json", "--output", out)
+		cmd.Dir = tree
+		cmd.Stderr = os.Stderr
+		if err := cmd.Run(); err != nil {
+			return nil, fmt.Errorf("test --shard %s: %w", s, err)
+		}
+		shards = append(shards, out)
+	}
+	return shards, nil
+}
+
+// measure runs bin on n files in a new work tree (merge: on the shard
+// reports of n files) and returns the broker's peak RSS in KiB and its
+// document, durationMs and the version left out.
+func measure(bin, command string, n int, shards []string) (int64, []byte, error) {
 	dir, err := os.MkdirTemp("", "vwritemem-")
 	if err != nil {
 		return 0, nil, err
 	}
 	defer os.RemoveAll(dir)
 	var cmd *exec.Cmd
-	if command == "test" {
-		for name, text := range testTree {
-			if strings.Contains(text, "%d") {
-				text = fmt.Sprintf(text, n)
-			}
-			if err := os.MkdirAll(filepath.Join(dir, filepath.Dir(name)), 0o755); err != nil {
-				return 0, nil, err
-			}
-			if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
-				return 0, nil, err
-			}
+	switch command {
+	case "test":
+		if err := writeTree(dir, testTree, n); err != nil {
+			return 0, nil, err
 		}
 		cmd = exec.Command(bin, "test", "--format", "json")
-	} else {
+	case "merge":
+		cmd = exec.Command(bin, append([]string{"merge", "--format", "json"}, shards...)...)
+	default:
 		script := fmt.Sprintf("mkdir d && cd d && seq 1 %d | xargs touch", n)
 		cmd = exec.Command(bin, "run", "--json", "--timeout", "20m", "--", "sh", "-c", script)
 	}
