@@ -771,6 +771,16 @@ func readReport(path string) (*report.Report, error) {
 	return &r, nil
 }
 
+// given is whether a JSON value other than null was given: otherDocument
+// asks only that of a document's runs, which a report's write records
+// make large, and encoding/json would decode whole as an any.
+type given bool
+
+func (g *given) UnmarshalJSON(b []byte) error {
+	*g = string(b) != "null"
+	return nil
+}
+
 // otherDocument names the document data is, where it is one of the
 // others vigiles writes (a baseline, a run's result, doctor's report, a
 // SARIF log: files a glob of reports may match) or another schema: as
@@ -780,13 +790,13 @@ func otherDocument(data []byte) string {
 	var probe struct {
 		Schema  *string `json:"schema"`
 		Version any     `json:"version"`
-		Runs    any     `json:"runs"`
+		Runs    given   `json:"runs"`
 	}
 	if json.Unmarshal(data, &probe) != nil {
 		return ""
 	}
 	if probe.Schema == nil {
-		if probe.Version == annotate.SARIFVersion && probe.Runs != nil {
+		if probe.Version == annotate.SARIFVersion && probe.Runs {
 			return "a SARIF log (--format sarif)"
 		}
 		return ""

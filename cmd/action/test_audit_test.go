@@ -1083,6 +1083,7 @@ func TestMergeSaysWhatIsNoReport(t *testing.T) {
 		// kind.
 		{`{"schema": "vigiles.baseline/v2", "runs": {}}`, `a vigiles baseline ("vigiles.baseline/v2"), which audit reads with --baseline`},
 		{`{"version": "2.1.0", "runs": [{"tool": {"driver": {"name": "vigiles"}}}]}`, `a SARIF log (--format sarif)`},
+		{`{"version": "2.1.0", "runs": null}`, `a JSON object without the "schema": "vigiles.report/v1" of a report`},
 		{`{"schema": "vigiles.run/v1", "tier": "confined"}`, `the result of vigiles run --json ("vigiles.run/v1")`},
 		{`{"schema": "vigiles.doctor/v1", "probes": []}`, `the report of vigiles doctor --json ("vigiles.doctor/v1")`},
 		{`{"schema": "vigiles.report/v2", "runs": [], "findings": []}`, `a JSON object whose "schema" is "vigiles.report/v2", not "vigiles.report/v1"`},
