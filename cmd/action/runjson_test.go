@@ -224,7 +224,7 @@ func TestJSONReportWrittenByEntrySameBytes(t *testing.T) {
 
 // FuzzJSONReport: whatever the names of the write records hold, and the
 // text beside them, the JSON report written an entry at a time is the one
-// made whole.
+// made whole, and merge reads it as it reads the document decoded whole.
 func FuzzJSONReport(f *testing.F) {
 	f.Add("a", "../t", "o", "", true)
 	f.Add("x:1:2: error", "##[group]", "\xff", "\u202e", false)
@@ -243,6 +243,16 @@ func FuzzJSONReport(f *testing.F) {
 			{ID: target, Writes: second},
 		}, Findings: []report.Finding{{Message: stdout, Evidence: target}}}
 		sameJSONReport(t, &rep)
+		// And merge reads it as the document decoded whole reads.
+		d, err := reportJSON(&rep, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var doc bytes.Buffer
+		if err := d.write(&doc, false); err != nil {
+			t.Fatal(err)
+		}
+		sameReadReport(t, doc.Bytes())
 	})
 }
 

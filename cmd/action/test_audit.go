@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"runtime"
 	"slices"
 	"sort"
 	"strings"
@@ -695,13 +696,27 @@ func sameFile(a, b string) bool {
 const maxReportFile = 256 << 20
 
 func readReport(path string) (*report.Report, error) {
+	r, err := readReportFile(path, true)
+	// The file's bytes, as large as its write records, are garbage now:
+	// collected here, the next report and the merged one are made in
+	// their place, not beside them (docs/performance.md, "Through vigiles
+	// merge").
+	runtime.GC()
+	return r, err
+}
+
+// readReportFile is readReport but for the collection after it; lean
+// says whether to try decodeLean first, or decode the file whole (as its
+// tests compare with).
+func readReportFile(path string, lean bool) (*report.Report, error) {
 	// O_NONBLOCK: a FIFO matched by a glob must not hang the merge.
 	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return nil, fmt.Errorf("reading report: %w", err)
 	}
 	defer f.Close()
-	if fi, err := f.Stat(); err != nil {
+	fi, err := f.Stat()
+	if err != nil {
 		return nil, fmt.Errorf("reading report: %w", err)
 	} else if fi.IsDir() {
 		// reports/ where the shards' artifacts were downloaded: each
@@ -710,10 +725,13 @@ func readReport(path string) (*report.Report, error) {
 	} else if !fi.Mode().IsRegular() {
 		return nil, fmt.Errorf("report %s is not a regular file", path)
 	}
-	data, err := io.ReadAll(io.LimitReader(f, maxReportFile+1))
-	if err != nil {
+	// Read into a buffer of the file's size, not one grown by doubling.
+	var buf bytes.Buffer
+	buf.Grow(int(min(fi.Size(), maxReportFile)) + bytes.MinRead)
+	if _, err := buf.ReadFrom(io.LimitReader(f, maxReportFile+1)); err != nil {
 		return nil, fmt.Errorf("reading report: %w", err)
 	}
+	data := buf.Bytes()
 	if len(data) > maxReportFile {
 		return nil, fmt.Errorf("report %q is larger than the %d MiB merge reads", path, maxReportFile>>20)
 	}
@@ -726,29 +744,11 @@ func readReport(path string) (*report.Report, error) {
 		return nil, notReport(0, what)
 	}
 	var r report.Report
-	dec := json.NewDecoder(bytes.NewReader(data))
-	if err := dec.Decode(&r); err != nil {
-		var se *json.SyntaxError
-		var te *json.UnmarshalTypeError
-		switch {
-		case errors.As(err, &se):
-			return nil, notReport(se.Offset-1, se.Error())
-		case errors.As(err, &te) && te.Field == "":
-			return nil, notReport(te.Offset-1, "a JSON "+te.Value+", where the report's object belongs")
-		case errors.As(err, &te):
-			return nil, notReport(te.Offset-1, fmt.Sprintf("a JSON %s where %s belongs (%s)", te.Value, te.Field, jsonKind(te.Type)))
-		case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
-			return nil, notReport(int64(len(data)), "the file ends before its JSON document does")
+	if !lean || !decodeLean(data, &r) {
+		// Decoded whole, for the error the whole document gives.
+		if err := decodeWhole(data, &r, path, notReport); err != nil {
+			return nil, err
 		}
-		return nil, fmt.Errorf("%q is not a vigiles report: %w", path, err)
-	}
-	// One document and nothing after it: a file with more is not what
-	// vigiles wrote (a truncated copy, two reports pasted together).
-	end := dec.InputOffset()
-	if _, err := dec.Token(); err != io.EOF {
-		rest := data[end:]
-		line, col := textPos(data, end+int64(len(rest)-len(bytes.TrimLeft(rest, " \t\r\n"))))
-		return nil, fmt.Errorf("report %q has more after its JSON document (at line %d, column %d); a report file holds exactly one", path, line, col)
 	}
 	if string(bytes.TrimSpace(data)) == "null" {
 		// null decodes into the report as nothing at all: no object.
@@ -769,6 +769,87 @@ func readReport(path string) (*report.Report, error) {
 		}
 	}
 	return &r, nil
+}
+
+// decodeLean decodes data, a report's bytes, into r as json.Unmarshal
+// decodes a report.Report, each run's write record by
+// evidence.UnmarshalWrites, and says whether it did. A record of a
+// million entries decoded by encoding/json allocates gigabytes where the
+// list holds a hundred MiB (docs/performance.md, "Through vigiles
+// merge"); json.Unmarshal also reads data where it is, where a Decoder
+// copies it. Where it did not (data is no single JSON document of a
+// report's shape), r is as it was, and the caller decodes data whole
+// (decodeWhole) for the error that gives.
+func decodeLean(data []byte, r *report.Report) bool {
+	type leanRun struct {
+		*report.HookRun
+		Writes writeList `json:"writes"` // over HookRun's, by depth
+	}
+	var v struct {
+		*report.Report
+		Runs []leanRun `json:"runs"` // over Report's
+	}
+	v.Report = new(report.Report)
+	if json.Unmarshal(data, &v) != nil {
+		return false
+	}
+	*r = *v.Report
+	if v.Runs != nil {
+		r.Runs = make([]report.HookRun, len(v.Runs))
+	}
+	for i, run := range v.Runs {
+		if run.HookRun != nil {
+			r.Runs[i] = *run.HookRun
+		}
+		if run.Writes.given {
+			r.Runs[i].Writes = run.Writes.writes
+		}
+	}
+	return true
+}
+
+// writeList is a run's write record as decodeLean decodes it, and
+// whether the document gave one (its absence leaves the run's nil).
+type writeList struct {
+	writes []evidence.Write
+	given  bool
+}
+
+func (l *writeList) UnmarshalJSON(b []byte) error {
+	ws, err := evidence.UnmarshalWrites(b)
+	l.writes, l.given = ws, true
+	return err
+}
+
+// decodeWhole decodes data, a report's bytes, into r with encoding/json,
+// and says where and why it is no report: notReport names the line and
+// column of an offset.
+func decodeWhole(data []byte, r *report.Report, path string, notReport func(int64, string) error) error {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if err := dec.Decode(r); err != nil {
+		var se *json.SyntaxError
+		var te *json.UnmarshalTypeError
+		switch {
+		case errors.As(err, &se):
+			return notReport(se.Offset-1, se.Error())
+		case errors.As(err, &te) && te.Field == "":
+			return notReport(te.Offset-1, "a JSON "+te.Value+", where the report's object belongs")
+		case errors.As(err, &te):
+			return notReport(te.Offset-1, fmt.Sprintf("a JSON %s where %s belongs (%s)", te.Value, te.Field, jsonKind(te.Type)))
+		case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
+			return notReport(int64(len(data)), "the file ends before its JSON document does")
+		}
+		return fmt.Errorf("%q is not a vigiles report: %w", path, err)
+	}
+	// One document and nothing after it: a file with more is not what
+	// vigiles wrote (a truncated copy, two reports pasted together).
+	end := dec.InputOffset()
+	if _, err := dec.Token(); err != io.EOF {
+		rest := data[end:]
+		line, col := textPos(data, end+int64(len(rest)-len(bytes.TrimLeft(rest, " \t\r\n"))))
+		return fmt.Errorf("report %q has more after its JSON document (at line %d, column %d); a report file holds exactly one", path, line, col)
+	}
+	return nil
 }
 
 // given is whether a JSON value other than null was given: otherDocument
