@@ -551,18 +551,20 @@ func decide(event string, rules eventRules, res *sandbox.Result, runErr error) D
 	if res == nil {
 		return Decision{Outcome: report.OutcomeError, Reason: "no run result"}
 	}
-	switch {
-	case res.Error != "":
+	if res.Error != "" {
 		return Decision{Outcome: report.OutcomeError, Reason: "the run failed: " + res.Error}
-	case res.TimedOut:
-		return Decision{Outcome: report.OutcomeError, Reason: fmt.Sprintf("timed out after %.0f ms; the agent cancels the hook and carries on", res.DurationMs)}
 	}
 	stdout := outputBytes(res.StdoutBytes(), res.Stdout, res.StdoutEncoding)
 	cut := res.StdoutTruncated
 	if event != SessionStart && event != Setup && !rules.pathOutput && asyncFirstLine(stdout) {
 		// Claude Code reads the first line as the hook prints it and, on
 		// an async response, resolves the hook with status 0 and leaves
-		// it running (SessionStart's and Setup's it may wait for).
+		// it running (SessionStart's and Setup's it may wait for). It
+		// does so as the line comes, before any timeout: backgrounding
+		// the hook clears its timeout, and no asyncTimeout ends it after
+		// (reconstruction: ShellCommand's background, AsyncHookRegistry),
+		// so a hook vigiles ended at its timeout after that line was
+		// backgrounded in Claude Code, not cancelled.
 		d := Decision{Outcome: report.OutcomeAllowed, AsyncResponse: true,
 			Reason: "the first line of its output is an async response ({\"async\": true}): the agent goes on without waiting for the hook, so nothing it prints or exits with after it decides the call"}
 		if !cut {
@@ -570,6 +572,9 @@ func decide(event string, rules eventRules, res *sandbox.Result, runErr error) D
 			d.Unread = "its first line is an async response ({\"async\": true}), at which Claude Code stops waiting for the hook"
 		}
 		return d
+	}
+	if res.TimedOut {
+		return Decision{Outcome: report.OutcomeError, Reason: fmt.Sprintf("timed out after %.0f ms; the agent cancels the hook and carries on", res.DurationMs)}
 	}
 	if rules.pathOutput {
 		return decidePath(event, res, stdout)

@@ -742,7 +742,16 @@ func (s *runSettings) one(ctx context.Context, p *plannedRun, pend Pending) exec
 		res.Replace(p.ident.restore)
 	}
 	d := decideValue(p.Hook.Event, rulesFor(p.Hook.Event, p.Payload.Input), p.Payload.Tool, res, err)
-	if err == nil && res != nil && res.TimedOut && res.Error == "" && res.Tier != sandbox.TierRefused {
+	switch {
+	case err != nil || res == nil || !res.TimedOut || res.Error != "" || res.Tier == sandbox.TierRefused:
+	case d.AsyncResponse:
+		// Backgrounded at its first line, the hook is no longer timed
+		// by Claude Code, which lets it run on: vigiles ended it, and the
+		// run/timeout finding says that what came after is not recorded.
+		timeout, _ := s.timeoutOf(p)
+		d.Reason = fmt.Sprintf("%s; vigiles ended it after %.0f ms, at %s (%s), where Claude Code, which times no hook it has backgrounded, would have let it run on: what it did after that is not in the record",
+			d.Reason, res.DurationMs, timeout, s.waitedWhy(p))
+	default:
 		// The run/timeout finding quotes this reason: say whose timeout
 		// ended the hook, and what Claude Code does there.
 		d.Reason = s.timedOut(p, res.DurationMs)

@@ -1,0 +1,83 @@
+package runner
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/vigiles/action/pkg/report"
+	"github.com/vigiles/action/pkg/sandbox/sandboxtest"
+)
+
+// TestAsyncResponseThenTimeoutIsBackgrounded: a hook whose first line is
+// an async response ({"async": true}) and that then outlives its timeout
+// was an error, "the agent cancels the hook". Claude Code backgrounds it
+// as that line comes, which clears its timeout, and no asyncTimeout ends
+// it after (not even one of another type than a number, which its first
+// line's check does not read): the call went on, allowed, and the hook
+// ran on. vigiles ends it at its timeout all the same: the run says so,
+// is still timed out, and its run/timeout warning says what came after
+// is not recorded. A hook that prints no async response and outlives its
+// timeout stays an error.
+func TestAsyncResponseThenTimeoutIsBackgrounded(t *testing.T) {
+	sandboxtest.RequireConfinement(t)
+	hook := func(first string) string {
+		return `{"type": "command", "timeout": 1, "command": "echo '` + first + `'; echo 'rm is not allowed' >&2; sleep 5; exit 2"}`
+	}
+	dir := makeTree(t, map[string]string{
+		"plugins/p/hooks/hooks.json": `{"hooks": {"PreToolUse": [
+  {"matcher": "Bash", "hooks": [` + hook(`{\"async\": true}`) + `]},
+  {"matcher": "Write", "hooks": [` + hook(`{\"async\": true, \"asyncTimeout\": \"soon\"}`) + `]},
+  {"matcher": "Read", "hooks": [` + hook(`{\"continue\": true}`) + `]}
+]}}`,
+	})
+	rep, err := Audit(context.Background(), Options{Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	warned := map[string]string{}
+	for _, f := range rep.Findings {
+		switch f.Rule {
+		case RuleRunTimeout:
+			warned[f.Hook] = f.Message
+		case RuleRunFailed:
+			t.Errorf("%s: %s", f.Rule, f.Message)
+		}
+	}
+	seen := map[string]bool{}
+	for _, r := range rep.Runs {
+		seen[r.Tool] = true
+		if r.Tier != "confined" {
+			t.Fatalf("run %s: tier %q, want confined", r.ID, r.Tier)
+		}
+		if !r.TimedOut {
+			t.Errorf("run %s: not timed out; the hook sleeps past its timeout", r.ID)
+		}
+		if warned[r.ID] == "" {
+			t.Errorf("run %s: no %s warning", r.ID, RuleRunTimeout)
+		}
+		switch r.Tool {
+		case "Bash", "Write":
+			if r.Outcome != report.OutcomeAllowed {
+				t.Errorf("run %s: outcome %s, want allowed: %s", r.ID, r.Outcome, r.Reason)
+			}
+			for _, want := range []string{"async response", "vigiles ended it after", "would have let it run on", "not in the record"} {
+				if !strings.Contains(r.Reason, want) {
+					t.Errorf("run %s: reason %q, want it to say %q", r.ID, r.Reason, want)
+				}
+			}
+			if strings.Contains(r.Reason, "cancels the hook") {
+				t.Errorf("run %s: reason %q says Claude Code cancels a hook it backgrounded", r.ID, r.Reason)
+			}
+		case "Read":
+			if r.Outcome != report.OutcomeError || !strings.Contains(r.Reason, "the agent cancels the hook") {
+				t.Errorf("run %s: %s (%s), want error, the agent cancelling the hook", r.ID, r.Outcome, r.Reason)
+			}
+		}
+	}
+	for _, tool := range []string{"Bash", "Write", "Read"} {
+		if !seen[tool] {
+			t.Errorf("no run for %s: %v", tool, findingLines(rep.Findings))
+		}
+	}
+}
