@@ -1577,6 +1577,10 @@ type hookCtx struct {
 	// "" for a plugin's: the work tree.
 	projectDir string
 	isPlugin   bool
+	// skillRoot is, for the hooks of a project's skill (its SKILL.md's
+	// frontmatter), the skill's directory (absolute), which Claude Code
+	// gives them as CLAUDE_PLUGIN_ROOT (Hook.SkillRoot); "" elsewhere.
+	skillRoot string
 	// options are the plugin's userConfig values its hooks get
 	// (pluginOptions): KEY (as declared) → value.
 	options map[string]string
@@ -2621,6 +2625,9 @@ func (c *claudeDisc) handler(ctx hookCtx, id, event, matcher string, hasMatcher 
 	if r, err := relTo(c.dir, projDir); err == nil && r != "." {
 		hook.ProjectDir = r
 	}
+	if r, err := relTo(c.dir, ctx.skillRoot); ctx.skillRoot != "" && err == nil {
+		hook.SkillRoot = r
+	}
 	bad := false
 	if m, ok := h.member("type"); ok {
 		if m.Value.Kind != jsonString {
@@ -2959,7 +2966,14 @@ func (c *claudeDisc) checkScripts(h *Hook, ctx hookCtx) {
 	// directory's, as ${CLAUDE_PROJECT_DIR} is.
 	projDir := c.projectDirOf(ctx)
 	pluginRoot := ctx.pluginRoot
-	if !ctx.isPlugin {
+	switch {
+	case ctx.isPlugin:
+	case ctx.skillRoot != "":
+		// A project skill's hook: Claude Code leaves ${CLAUDE_PLUGIN_ROOT}
+		// in its command as written, and the shell reads it from the
+		// environment, where it is the skill's directory.
+		pluginRoot = ctx.skillRoot
+	default:
 		// A project's hook: Claude Code sets no ${CLAUDE_PLUGIN_ROOT}
 		// for it, and the shell makes it empty.
 		pluginRoot = noPluginRoot
@@ -3051,13 +3065,14 @@ func (c *claudeDisc) checkScripts(h *Hook, ctx hookCtx) {
 // path no tree holds, that checkScripts tells from one the hook names.
 const noPluginRoot = "/\x00no-plugin-root"
 
-// projectPluginRoot says what a project's hook (a project skill's, say)
-// runs that names ${CLAUDE_PLUGIN_ROOT}rest as a script: Claude Code sets
-// it for a plugin's hooks only, so here it is empty, and the path is
+// projectPluginRoot says what a project's hook (of its settings, an
+// agent or a command; not a skill, whose directory it is) runs that names
+// ${CLAUDE_PLUGIN_ROOT}rest as a script: Claude Code sets it for a
+// plugin's and a skill's hooks only, so here it is empty, and the path is
 // /rest, which no repository holds; where the project's .claude directory
 // (projDir's, in tree) holds rest, the fix names it so.
 func projectPluginRoot(rest, tree, projDir string) string {
-	msg := fmt.Sprintf("the hook's command names ${CLAUDE_PLUGIN_ROOT}%s, and Claude Code sets ${CLAUDE_PLUGIN_ROOT} for a plugin's hooks only: this hook is the project's, where it is empty, so the command runs %s, which no repository holds, and fails every time it runs", shownName(rest), shownName(path.Clean("/"+rest)))
+	msg := fmt.Sprintf("the hook's command names ${CLAUDE_PLUGIN_ROOT}%s, and Claude Code sets ${CLAUDE_PLUGIN_ROOT} for a plugin's and a skill's hooks only: this hook is the project's, where it is empty, so the command runs %s, which no repository holds, and fails every time it runs", shownName(rest), shownName(path.Clean("/"+rest)))
 	inProject := path.Join(".claude", rest)
 	full := filepath.Join(projDir, filepath.FromSlash(inProject))
 	if rel, err := relTo(tree, full); err == nil && !strings.HasPrefix(path.Clean("/"+rest), "/..") {

@@ -435,15 +435,27 @@ func TestDiscoverMalformed(t *testing.T) {
 			msg:   `PreToolUse[0].matcher "Skill(prp-execute)" matches no tool Claude Code has: it reads the matcher as a regular expression of the tool's name, which this matches only where the name holds "Skillprp-execute", and no tool Claude Code has holds it, so the hook never runs (vigiles lists it, not run); it reads as a permission rule`,
 		},
 		{
-			// Claude Code sets ${CLAUDE_PLUGIN_ROOT} for plugins' hooks
-			// only: a project skill's is empty.
+			// Claude Code sets ${CLAUDE_PLUGIN_ROOT} for plugins' and
+			// skills' hooks only: a project settings file's is empty.
+			name: "a project's settings hook that names the plugin root",
+			files: map[string]string{
+				".claude/settings.json": `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "${CLAUDE_PLUGIN_ROOT}/skills/s/v.sh"}]}]}}`,
+				".claude/skills/s/v.sh": "#!/bin/sh\n",
+			},
+			want: []string{"error discovery/missing-script .claude/settings.json:1:63"},
+			msg:  `the hook's command names ${CLAUDE_PLUGIN_ROOT}/skills/s/v.sh, and Claude Code sets ${CLAUDE_PLUGIN_ROOT} for a plugin's and a skill's hooks only: this hook is the project's, where it is empty, so the command runs /skills/s/v.sh, which no repository holds, and fails every time it runs; the project has .claude/skills/s/v.sh: name it "$CLAUDE_PROJECT_DIR"/.claude/skills/s/v.sh`,
+		},
+		{
+			// A project skill's hooks get the skill's directory as
+			// CLAUDE_PLUGIN_ROOT, which the shell expands: the path is
+			// read from there.
 			name: "a project skill's hook that names the plugin root",
 			files: map[string]string{
-				".claude/skills/s/SKILL.md": "---\nname: s\ndescription: d\nhooks:\n  Stop:\n    - hooks:\n        - type: command\n          command: \"${CLAUDE_PLUGIN_ROOT}/skills/s/v.sh\"\n---\nbody\n",
+				".claude/skills/s/SKILL.md": "---\nname: s\ndescription: d\nhooks:\n  Stop:\n    - hooks:\n        - type: command\n          command: \"${CLAUDE_PLUGIN_ROOT}/skills/s/v.sh\"\n        - type: command\n          command: \"${CLAUDE_PLUGIN_ROOT}/v.sh\"\n---\nbody\n",
 				".claude/skills/s/v.sh":     "#!/bin/sh\n",
 			},
 			want: []string{"error discovery/missing-script .claude/skills/s/SKILL.md:8:20"},
-			msg:  `the hook's command names ${CLAUDE_PLUGIN_ROOT}/skills/s/v.sh, and Claude Code sets ${CLAUDE_PLUGIN_ROOT} for a plugin's hooks only: this hook is the project's, where it is empty, so the command runs /skills/s/v.sh, which no repository holds, and fails every time it runs; the project has .claude/skills/s/v.sh: name it "$CLAUDE_PROJECT_DIR"/.claude/skills/s/v.sh`,
+			msg:  `hook script .claude/skills/s/skills/s/v.sh does not exist`,
 		},
 		{
 			name:  "a matcher that misspells a tool",

@@ -739,6 +739,11 @@ func hooksKeyEnds(fm []byte, e, flow int) bool {
 func (c *claudeDisc) markdown(ctx hookCtx, abs string, kind fmKind) {
 	rel, _ := relTo(c.dir, abs)
 	key, also, ctx := c.readIn(ctx, rel)
+	if kind == fmSkill && !ctx.isPlugin {
+		// Claude Code registers a skill's hooks with the skill's
+		// directory, which its hooks get as CLAUDE_PLUGIN_ROOT.
+		ctx.skillRoot = filepath.Dir(abs)
+	}
 	if kind == fmAgent && ctx.isPlugin {
 		// Claude Code loads a file a plugin names both as an agent and
 		// as a command or a skill (its manifest's "commands" pointing

@@ -84,6 +84,13 @@ type Hook struct {
 	// InPlugin says the hook belongs to a plugin, so it runs with
 	// CLAUDE_PLUGIN_ROOT set (settings-file hooks do not).
 	InPlugin bool
+	// SkillRoot is, for a hook of a project's skill (its SKILL.md's
+	// frontmatter), the skill's directory relative to the work tree:
+	// Claude Code runs it with CLAUDE_PLUGIN_ROOT set to that directory
+	// (its registerSkillHooks passes the skill's root, which
+	// execCommandHook exports so), though it substitutes no
+	// ${CLAUDE_PLUGIN_ROOT} in its command, as it does for a plugin's.
+	SkillRoot string
 	// InstalledAs is the ID Claude Code installs the hook's plugin
 	// directory under, name@marketplace (the marketplace entry's name,
 	// or name@skills-dir for a skills-directory plugin), "" where no

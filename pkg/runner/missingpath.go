@@ -273,7 +273,7 @@ func emptyVarCause(r report.HookRun, tree, p string) string {
 		switch {
 		case name == "CLAUDE_PLUGIN_ROOT":
 			// Only a project's hook gets it empty: a plugin's has it.
-			return why + "Claude Code sets it for a plugin's hooks only, and this hook is the project's, so it fails wherever it runs; name the project's files with \"$CLAUDE_PROJECT_DIR\"/… (its discovery/missing-script error names the file)"
+			return why + "Claude Code sets it for a plugin's and a skill's hooks only, and this hook is the project's, so it fails wherever it runs; name the project's files with \"$CLAUDE_PROJECT_DIR\"/… (its discovery/missing-script error names the file)"
 		case strings.Contains(name, "CLAUDE") || strings.Contains(name, "PLUGIN"):
 			why += fmt.Sprintf("Claude Code sets no %s (it sets CLAUDE_PROJECT_DIR, and CLAUDE_PLUGIN_ROOT and CLAUDE_PLUGIN_DATA for a plugin's hooks), so it fails wherever it runs", name)
 		default:

@@ -117,7 +117,7 @@ func TestMissingPathCause(t *testing.T) {
 		})
 	}
 	// A project's hook whose ${CLAUDE_PLUGIN_ROOT} is empty.
-	if got := missingPathCause(report.HookRun{Context: "project:.", Command: "${CLAUDE_PLUGIN_ROOT}/skills/s/v.sh", Stderr: "/bin/sh: 1: /skills/s/v.sh: not found\n"}, tree); !strings.Contains(got, "it names /skills/s/v.sh, the command's ${CLAUDE_PLUGIN_ROOT}/skills/s/v.sh with $CLAUDE_PLUGIN_ROOT empty: Claude Code sets it for a plugin's hooks only") {
+	if got := missingPathCause(report.HookRun{Context: "project:.", Command: "${CLAUDE_PLUGIN_ROOT}/skills/s/v.sh", Stderr: "/bin/sh: 1: /skills/s/v.sh: not found\n"}, tree); !strings.Contains(got, "it names /skills/s/v.sh, the command's ${CLAUDE_PLUGIN_ROOT}/skills/s/v.sh with $CLAUDE_PLUGIN_ROOT empty: Claude Code sets it for a plugin's and a skill's hooks only") {
 		t.Errorf("a project's empty plugin root: %q", got)
 	}
 	if got := missingPathCause(report.HookRun{Stderr: "sh: 1: /nonexistent-vigiles/x: not found"}, ""); got != "" {

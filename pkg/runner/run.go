@@ -394,6 +394,8 @@ func (s *runSettings) spec(p *plannedRun) sandbox.Spec {
 	if h.InPlugin {
 		env = append(env, "CLAUDE_PLUGIN_ROOT="+filepath.Join(s.dir, filepath.FromSlash(h.PluginRoot)))
 		env = append(env, h.PluginOptions...)
+	} else if h.SkillRoot != "" {
+		env = append(env, "CLAUDE_PLUGIN_ROOT="+filepath.Join(s.dir, filepath.FromSlash(h.SkillRoot)))
 	}
 	timeout, _ := s.timeoutOf(p)
 	argv, env := h.argv(env)
