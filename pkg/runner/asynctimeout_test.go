@@ -81,3 +81,45 @@ func TestAsyncResponseThenTimeoutIsBackgrounded(t *testing.T) {
 		}
 	}
 }
+
+// TestAsyncHookOutlivingItsTimeoutRunsOn: Claude Code does not enforce
+// the timeout of an async command hook (the settings reference's "timeout"
+// field; execCommandHook backgrounds it, which clears its timeout), so
+// one that outlives it was not cancelled, as vigiles said (an error,
+// "the agent cancels the hook"): it is allowed, still timed out, the
+// reason saying that vigiles ended it and what came after is not
+// recorded. An asyncRewake hook keeps its timeout in Claude Code, and its
+// run stays an error.
+func TestAsyncHookOutlivingItsTimeoutRunsOn(t *testing.T) {
+	sandboxtest.RequireConfinement(t)
+	dir := makeTree(t, map[string]string{
+		"plugins/p/hooks/hooks.json": `{"hooks": {"PreToolUse": [
+  {"matcher": "Bash", "hooks": [{"type": "command", "async": true, "timeout": 1, "command": "sleep 5"}]},
+  {"matcher": "Write", "hooks": [{"type": "command", "asyncRewake": true, "timeout": 1, "command": "sleep 5"}]}
+]}}`,
+	})
+	rep, err := Audit(context.Background(), Options{Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]bool{}
+	for _, r := range rep.Runs {
+		seen[r.Tool] = true
+		if r.Tier != "confined" || !r.TimedOut {
+			t.Fatalf("run %s: tier %q, timed out %v; want confined, timed out", r.ID, r.Tier, r.TimedOut)
+		}
+		switch r.Tool {
+		case "Bash":
+			if r.Outcome != report.OutcomeAllowed || !strings.Contains(r.Reason, "Claude Code does not enforce an async hook's timeout") || !strings.Contains(r.Reason, "not in the record") {
+				t.Errorf("async run %s: %s (%s), want allowed, its timeout not Claude Code's to enforce", r.ID, r.Outcome, r.Reason)
+			}
+		case "Write":
+			if r.Outcome != report.OutcomeError || !strings.Contains(r.Reason, "the agent cancels the hook") {
+				t.Errorf("asyncRewake run %s: %s (%s), want error, cancelled", r.ID, r.Outcome, r.Reason)
+			}
+		}
+	}
+	if !seen["Bash"] || !seen["Write"] {
+		t.Errorf("runs for %v, want Bash and Write: %v", seen, findingLines(rep.Findings))
+	}
+}

@@ -2690,6 +2690,7 @@ func (c *claudeDisc) handler(ctx hookCtx, id, event, matcher string, hasMatcher 
 				bad = true
 			} else if m.Value.Bool {
 				hook.Async = true // asyncRewake implies async
+				hook.Rewake = hook.Rewake || k == "asyncRewake"
 			}
 		}
 	}

@@ -61,6 +61,11 @@ type Hook struct {
 	// `asyncRewake`): Claude Code does not wait for it, so it cannot
 	// block or decide anything.
 	Async bool
+	// Rewake says the handler sets `asyncRewake`: Claude Code runs it
+	// in the background without taking its timeout off, as it does for
+	// one that is only `async` (execCommandHook backgrounds that one,
+	// which clears its timeout, and leaves an asyncRewake hook's).
+	Rewake bool
 	// FailBlocks says the handler sets onFailure "block" (Claude Code
 	// 2.1.295 and later): where the hook fails (an exit status other
 	// than 0 and 2, a kill, no start) Claude Code reads the failure as

@@ -744,8 +744,18 @@ func (s *runSettings) one(ctx context.Context, p *plannedRun, pend Pending) exec
 		res.Replace(p.ident.restore)
 	}
 	d := decideValue(p.Hook.Event, rulesFor(p.Hook.Event, p.Payload.Input), p.Payload.Tool, res, err)
+	backgrounded := false // an async hook that outlived its timeout, which Claude Code lets run on
 	switch {
 	case err != nil || res == nil || !res.TimedOut || res.Error != "" || res.Tier == sandbox.TierRefused:
+	case p.Hook.Async && !p.Hook.Rewake:
+		// Claude Code does not enforce the timeout of an async command
+		// hook (the settings reference's "timeout" field; execCommandHook
+		// backgrounds it, which clears its timeout): the hook runs on
+		// past it, and the call went on without it from the start.
+		timeout, _ := s.timeoutOf(p)
+		backgrounded = true
+		d = Decision{Outcome: report.OutcomeAllowed, Reason: fmt.Sprintf("async: the agent does not wait for the hook, and Claude Code does not enforce an async hook's timeout, so it would have let the hook run on; vigiles ended it after %.0f ms, at %s (%s): what it did after that is not in the record",
+			res.DurationMs, timeout, s.waitedWhy(p))}
 	case d.AsyncResponse:
 		// Backgrounded at its first line, the hook is no longer timed
 		// by Claude Code, which lets it run on: vigiles ended it, and the
@@ -762,7 +772,7 @@ func (s *runSettings) one(ctx context.Context, p *plannedRun, pend Pending) exec
 	// A hook backgrounded at its first line (AsyncResponse) gave Claude
 	// Code status 0: no failure for onFailure to act on.
 	switch {
-	case !p.Hook.FailBlocks || d.AsyncResponse:
+	case !p.Hook.FailBlocks || d.AsyncResponse || backgrounded:
 	case p.Hook.Async:
 		// Claude Code ignores onFailure on an async hook: its failure
 		// is let through, and the reason says why.
@@ -770,7 +780,9 @@ func (s *runSettings) one(ctx context.Context, p *plannedRun, pend Pending) exec
 	default:
 		d = failBlocks(p.Hook.Event, p.Payload.Tool, res, err, d)
 	}
-	if p.Hook.Async && d.Outcome == report.OutcomeBlocked {
+	if backgrounded {
+		// Said above: not what it would have done, which is not known.
+	} else if p.Hook.Async && d.Outcome == report.OutcomeBlocked {
 		// Claude Code starts an async hook and goes on without it: what
 		// it prints or exits with decides nothing.
 		d.Outcome = report.OutcomeAllowed

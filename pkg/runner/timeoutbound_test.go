@@ -49,6 +49,7 @@ func TestTimedOutSaysWhoseBound(t *testing.T) {
 		timeout string // the hook's own "timeout", in seconds ("" for none)
 		block   bool   // the handler sets onFailure "block"
 		async   bool   // the handler is async
+		rewake  bool   // the handler is asyncRewake
 		policy  string // .vigiles.yml ("" for none: an audit)
 		reason  string
 		hint    string
@@ -92,7 +93,9 @@ func TestTimedOutSaysWhoseBound(t *testing.T) {
 			reason: "timed out after 5000 ms; the agent cancels the hook and blocks the model switch, as it does whenever a PreModelSwitch hook times out", hint: hintOffline},
 		{name: "PreModelSwitch, Claude Code's 30 s", event: PreModelSwitch,
 			reason: "timed out after 30000 ms; the agent cancels the hook and blocks the model switch, as it does whenever a PreModelSwitch hook times out (vigiles waited 30s, not 1m0s: Claude Code ends the hook at 30s, its default for PreModelSwitch hooks)", hint: hintOffline},
-		{name: "onFailure block on an async hook, which Claude Code ignores", event: PostToolBatch, timeout: "5", block: true, async: true,
+		{name: "onFailure block on an async hook, which Claude Code ignores, as it does its timeout", event: PostToolBatch, timeout: "5", block: true, async: true,
+			reason: "async: the agent does not wait for the hook, and Claude Code does not enforce an async hook's timeout, so it would have let the hook run on; vigiles ended it after 5000 ms, at 5s (its own timeout): what it did after that is not in the record", hint: hintOffline},
+		{name: "an asyncRewake hook, whose timeout Claude Code keeps", event: PostToolBatch, timeout: "5", rewake: true,
 			reason: "async: the agent does not wait for the hook, so its failure stops nothing (timed out after 5000 ms" + carriesOn + ")", hint: hintOffline},
 		{name: "onFailure block on Stop, which Claude Code ignores there", event: Stop, timeout: "5", block: true,
 			reason: "timed out after 5000 ms" + carriesOn, hint: hintOffline},
@@ -112,6 +115,9 @@ func TestTimedOutSaysWhoseBound(t *testing.T) {
 			}
 			if tc.async {
 				handler += `, "async": true`
+			}
+			if tc.rewake {
+				handler += `, "asyncRewake": true`
 			}
 			files := map[string]string{"plugins/p/hooks/hooks.json": `{"hooks": {"` + tc.event + `": [{"hooks": [` + handler + `}]}]}}`}
 			if tc.policy != "" {
