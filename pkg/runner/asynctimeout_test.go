@@ -123,3 +123,43 @@ func TestAsyncHookOutlivingItsTimeoutRunsOn(t *testing.T) {
 		t.Errorf("runs for %v, want Bash and Write: %v", seen, findingLines(rep.Findings))
 	}
 }
+
+// TestBackgroundedHookCutShortPassesNothing: an async hook (the handler's
+// async, or an async response on its first line) that vigiles ended at
+// its timeout would have run on in Claude Code, which times no hook it
+// has backgrounded: what it did after (here a write) is not in the
+// record, so no-write cannot pass on the record's nothing: it fails as
+// not recorded.
+func TestBackgroundedHookCutShortPassesNothing(t *testing.T) {
+	sandboxtest.RequireConfinement(t)
+	dir := makeTree(t, map[string]string{
+		"plugins/p/hooks/hooks.json": `{"hooks": {
+  "SubagentStop": [{"hooks": [{"type": "command", "async": true, "timeout": 1, "command": "sleep 3; touch late"}]}],
+  "Stop": [{"hooks": [{"type": "command", "timeout": 1, "command": "echo '{\"async\": true}'; exec sleep 3"}]}]
+}}`,
+		".vigiles.yml": "version: 1\nchecks:\n" +
+			"  - {name: handler async, hook: p, event: SubagentStop, expect: {no-write: true}}\n" +
+			"  - {name: async response, hook: p, event: Stop, expect: {no-write: true}}\n",
+	})
+	rep, err := Test(context.Background(), Options{Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Verdict == report.VerdictPass {
+		t.Errorf("verdict pass on records cut short: %v", findingLines(rep.Findings))
+	}
+	cut := map[string]int{}
+	for _, f := range rep.Findings {
+		if f.Rule == RuleNotRecorded && strings.Contains(f.Message, "times no hook it has backgrounded") {
+			cut[f.Hook]++
+		}
+	}
+	if len(cut) != 2 {
+		t.Errorf("%d runs had expectations failed as cut short, want 2: %v", len(cut), findingLines(rep.Findings))
+	}
+	for run, n := range cut {
+		if n != 1 {
+			t.Errorf("run %s: %d expectations failed as cut short, want 1: %v", run, n, findingLines(rep.Findings))
+		}
+	}
+}

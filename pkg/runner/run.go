@@ -823,6 +823,14 @@ func (s *runSettings) one(ctx context.Context, p *plannedRun, pend Pending) exec
 	e := executed{run: r, decision: d, result: res, err: err, tree: s.dir, async: p.Hook.Async}
 	if res != nil && res.TimedOut {
 		e.cutShort = s.cutShort(p)
+		if e.cutShort == "" && (backgrounded || d.AsyncResponse) {
+			// Backgrounded, the hook is timed by nothing in Claude Code:
+			// any timeout of vigiles' ends it sooner, and no expectation
+			// over its record (no-egress, no-write) passes on what it did
+			// before.
+			timeout, _ := s.timeoutOf(p)
+			e.cutShort = "it was ended at " + timeout.String() + " (async: Claude Code times no hook it has backgrounded)"
+		}
 		e.ended, _ = s.timeoutOf(p)
 		e.bound = s.boundOf(p)
 	}
