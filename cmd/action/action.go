@@ -242,8 +242,11 @@ func readInputs(getenv func(string) string) (actionInputs, error) {
 		bad("input paths: only audit takes paths (command is %s)", in.Command)
 	}
 	in.Baseline = input(getenv, "baseline")
-	if in.Baseline != "" && !insideWorkspace(in.WorkDir, in.Baseline) {
+	switch {
+	case in.Baseline != "" && !insideWorkspace(in.WorkDir, in.Baseline):
 		bad("input baseline: %q must be a path inside the workspace, relative to working-directory", in.Baseline)
+	case namesDir(in.Baseline):
+		bad("input baseline: %q names a directory, and baseline is the file to compare with: set baseline: %s", in.Baseline, inNamedDir(in.Baseline, path.Base(runner.DefaultBaseline)))
 	}
 	var err error
 	if in.UpdateBaseline, err = parseBool("update-baseline", input(getenv, "update-baseline"), false); err != nil {
@@ -350,6 +353,8 @@ func readInputs(getenv func(string) string) (actionInputs, error) {
 		// In a container only the workspace and RUNNER_TEMP are mounted:
 		// a file written elsewhere would be lost with the container.
 		bad("input sarif: %q must be a path inside the workspace, relative to it", in.SARIF)
+	case namesDir(in.SARIF):
+		bad("input sarif: %q names a directory, and sarif is the file to write: set sarif: %s", in.SARIF, inNamedDir(in.SARIF, sarifName))
 	}
 	if v := input(getenv, "max-runs"); v != "" {
 		n, err := strconv.Atoi(v)
@@ -403,6 +408,11 @@ func checkBaselineInput(in actionInputs, dir string) error {
 	}
 	if !in.UpdateBaseline {
 		return nil
+	}
+	if fi, err := os.Stat(p); err == nil && fi.IsDir() {
+		// WhyNotBaseline leaves a directory to the write, which would
+		// fail only after every hook has run.
+		return badInputf("input baseline: %s is a directory, and update-baseline writes the baseline file: set baseline: %s", in.Baseline, inNamedDir(in.Baseline, path.Base(runner.DefaultBaseline)))
 	}
 	if why := runner.WhyNotBaseline(p); why != "" {
 		return badInputf("input update-baseline: it would overwrite %s, which is not a vigiles baseline (%s): set the baseline input to the baseline file, such as %s (one not there is made), or move that file away first", in.Baseline, why, runner.DefaultBaseline)
@@ -464,6 +474,29 @@ func checkSARIFInput(in actionInputs, getenv func(string) string, ws, dir, p str
 		return badInputf("input sarif: it would overwrite %s, which is not a SARIF log (%s): name a file of its own for the SARIF, such as vigiles.sarif (one not there is made), or move that file away first", in.SARIF, why)
 	}
 	return nil
+}
+
+// sarifName is the file a sarif input that names a directory is told to
+// name in it.
+const sarifName = "vigiles.sarif"
+
+// namesDir says whether the path input p, by its text, names a directory
+// where the input wants a file: it ends in "/" or its last element is "."
+// or "..". Written as it is, the file would be made under the directory's
+// name ("out/" writes the file out).
+func namesDir(p string) bool {
+	p = filepath.ToSlash(p)
+	if p == "" {
+		return false
+	}
+	b := p[strings.LastIndex(p, "/")+1:]
+	return b == "" || b == "." || b == ".."
+}
+
+// inNamedDir is the file name in the directory that the input dir names,
+// as the input would say it.
+func inNamedDir(dir, name string) string {
+	return path.Join(filepath.ToSlash(dir), name)
 }
 
 // insideWorkspace says whether p, relative to the workspace directory
@@ -641,6 +674,9 @@ func runActionWith(ctx context.Context, args []string, getenv func(string) strin
 			return fail(stdout, 2, linkedOutInput("sarif", in.SARIF, lo))
 		case err != nil:
 			p = filepath.Join(ws, in.SARIF) // a file where a directory must be: cannotWrite says so
+		}
+		if fi, err := os.Stat(p); err == nil && fi.IsDir() {
+			return fail(stdout, 2, badInputf("input sarif: %s is a directory, and sarif is the file to write: set sarif: %s", in.SARIF, inNamedDir(in.SARIF, sarifName)))
 		}
 		if why := cannotWrite(p); why != "" {
 			return fail(stdout, 2, fmt.Errorf("input sarif: %s %s", in.SARIF, why))

@@ -429,13 +429,25 @@ func TestActionSaysItWroteTheBaseline(t *testing.T) {
 func TestActionUpdateBaselineFailureFails(t *testing.T) {
 	t.Setenv("INPUT_GITHUB-TOKEN", testToken)
 	s := newStep(t, map[string]string{"command": "audit", "baseline": ".vigiles/baseline.json", "update-baseline": "true"})
-	// The baseline's name is a directory, so the file cannot be renamed
-	// over it once the audit has run. (A .vigiles that is a file is
-	// refused before any hook runs: TestActionBaselineDirectoryIsCheckedFirst.)
-	if err := os.MkdirAll(filepath.Join(s.env["GITHUB_WORKSPACE"], ".vigiles", "baseline.json"), 0o755); err != nil {
-		t.Fatal(err)
+	// The baseline's name becomes a directory while the audit runs (one
+	// there before is refused before any hook runs, as a .vigiles that
+	// is a file is: TestActionFileInputNamingADirectory,
+	// TestActionBaselineDirectoryIsCheckedFirst), so the file cannot be
+	// renamed over it once the audit has run.
+	audit := func(ctx context.Context, o runner.Options) (*report.Report, error) {
+		if err := os.MkdirAll(filepath.Join(s.env["GITHUB_WORKSPACE"], ".vigiles", "baseline.json"), 0o755); err != nil {
+			return nil, err
+		}
+		return runner.Audit(ctx, o)
 	}
-	s.run(t)
+	getenv := func(k string) string {
+		if v, ok := s.env[k]; ok {
+			return v
+		}
+		return os.Getenv(k) // the token
+	}
+	deps := actionDeps{test: runner.Test, audit: audit, executor: s.exec, httpClient: s.srv.Client()}
+	s.exitCode = exitCode(runActionWith(context.Background(), nil, getenv, &s.stdout, &s.stderr, deps), &s.stderr, true)
 	s.failedOwnError(t, "writing baseline")
 	if sum := s.file(t, "GITHUB_STEP_SUMMARY"); !strings.Contains(sum, "writing baseline") {
 		t.Errorf("job summary does not say why it failed:\n%s", sum)
