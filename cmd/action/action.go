@@ -193,7 +193,27 @@ func parseBool(name, v string, def bool) (bool, error) {
 	case "false", "False", "FALSE":
 		return false, nil
 	}
-	return false, badInputf("input %s: %q is not true or false", name, v)
+	// YAML 1.1's other words for a boolean reach the step as text.
+	fix := ""
+	switch strings.ToLower(v) {
+	case "yes", "y", "on", "1":
+		fix = ": set " + name + ": true"
+	case "no", "n", "off", "0":
+		fix = ": set " + name + ": false"
+	}
+	return false, badInputf("input %s: %q is not true or false%s", name, v, fix)
+}
+
+// caseFix is the fix for the input name whose value v is one of valid
+// but for its case ("Error" for error): vigiles reads an input as it is
+// written, as GitHub passes it. It is "" where v is no such value.
+func caseFix(name, v string, valid ...string) string {
+	for _, w := range valid {
+		if v != w && strings.EqualFold(v, w) {
+			return fmt.Sprintf(": the values are lower case, so set %s: %s", name, w)
+		}
+	}
+	return ""
 }
 
 // splitList splits a list input on newlines and commas.
@@ -219,7 +239,7 @@ func readInputs(getenv func(string) string) (actionInputs, error) {
 		in.Command = "test"
 	case "test", "audit", "merge":
 	default:
-		bad("input command: %q is not test, audit or merge", in.Command)
+		bad("input command: %q is not test, audit or merge%s", in.Command, caseFix("command", in.Command, "test", "audit", "merge"))
 	}
 	in.Reports = splitList(input(getenv, "reports"))
 	switch {
@@ -265,7 +285,7 @@ func readInputs(getenv func(string) string) (actionInputs, error) {
 	if s := input(getenv, "sandbox"); s != "" {
 		m, err := sandbox.ParseMode(s)
 		if err != nil {
-			bad("input sandbox: %v", err)
+			bad("input sandbox: %v%s", err, caseFix("sandbox", s, string(sandbox.ModeAuto), string(sandbox.ModeStrict), string(sandbox.ModeOff)))
 		}
 		in.Sandbox = m
 	}
@@ -275,7 +295,7 @@ func readInputs(getenv func(string) string) (actionInputs, error) {
 	switch mode {
 	case "", evidence.EgressDeny, evidence.EgressRecord, evidence.EgressAllow:
 	default:
-		bad("input egress: %q is not deny, record or allow", mode)
+		bad("input egress: %q is not deny, record or allow%s", mode, caseFix("egress", mode, evidence.EgressDeny, evidence.EgressRecord, evidence.EgressAllow))
 		egressOK = false
 	}
 	if len(allow) > 0 && egressOK {
@@ -336,7 +356,8 @@ func readInputs(getenv func(string) string) (actionInputs, error) {
 		bad("input sandbox: off runs every hook in the open, which cannot honour the egress and allow inputs: leave them empty, or confine the hooks (strict or auto)")
 	}
 	if in.FailLevel, err = annotate.ParseFailLevel(input(getenv, "fail-level")); err != nil {
-		bad("input fail-level: %v", err)
+		v := input(getenv, "fail-level")
+		bad("input fail-level: %v%s", err, caseFix("fail-level", v, string(annotate.FailNone), string(annotate.FailNotice), string(annotate.FailWarning), string(annotate.FailError)))
 	}
 	in.Token = input(getenv, "github-token")
 	if in.CheckRun, err = parseBool("check-run", input(getenv, "check-run"), true); err != nil {

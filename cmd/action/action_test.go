@@ -500,7 +500,15 @@ func TestActionInputValidation(t *testing.T) {
 	}{
 		{"command", map[string]string{"command": "scan"}, "input command"},
 		{"fail level", map[string]string{"fail-level": "fatal"}, `input fail-level: "fatal": want none, notice, warning or error`},
-		{"bool", map[string]string{"check-run": "yes"}, "input check-run"},
+		{"bool", map[string]string{"check-run": "maybe"}, "input check-run"},
+		// What a workflow writes for a boolean or a value in another case
+		// is told the value to write.
+		{"yes", map[string]string{"check-run": "yes"}, `input check-run: "yes" is not true or false: set check-run: true`},
+		{"off", map[string]string{"hook-logs": "Off"}, `input hook-logs: "Off" is not true or false: set hook-logs: false`},
+		{"command case", map[string]string{"command": "Audit"}, `input command: "Audit" is not test, audit or merge: the values are lower case, so set command: audit`},
+		{"fail level case", map[string]string{"fail-level": "Error"}, `input fail-level: "Error": want none, notice, warning or error: the values are lower case, so set fail-level: error`},
+		{"sandbox case", map[string]string{"sandbox": "STRICT"}, `the values are lower case, so set sandbox: strict`},
+		{"egress case", map[string]string{"egress": "Deny"}, `input egress: "Deny" is not deny, record or allow: the values are lower case, so set egress: deny`},
 		{"shard", map[string]string{"command": "audit", "shard": "3/2"}, "input shard"},
 		{"sandbox", map[string]string{"sandbox": "sometimes"}, "input sandbox"},
 		{"egress", map[string]string{"egress": "open"}, "input egress"},
