@@ -745,6 +745,10 @@ func runActionWith(ctx context.Context, args []string, getenv func(string) strin
 			// A declaration file named: its directory holds its hooks.
 			return fail(stdout, 2, badInputf("input paths: %s is not a directory: paths names directories, whose hooks the audit runs; name the one that holds it, %s", pe.Path, filepath.Dir(pe.Path)))
 		}
+		if pe.Missing && strings.ContainsAny(pe.Path, "*?[") {
+			// The policy file's plugins take globs; paths does not.
+			return fail(stdout, 2, badInputf("input paths: %s is a glob, and paths takes directories as they are written, expanding no glob: name the directories it was to match, or the one above them, %s", pe.Path, aboveGlob(pe.Path)))
+		}
 		return fail(stdout, 2, fmt.Errorf("input paths: %w", runErr))
 	}
 	var pa *runner.PartialAuditError
@@ -904,6 +908,18 @@ func mergeReports(ws string, globs []string) (*report.Report, error) {
 		}
 	}
 	return runner.Merge(reps...)
+}
+
+// aboveGlob is the directory above the first element of p that holds a
+// glob's metacharacter: "." where that is the first.
+func aboveGlob(p string) string {
+	els := strings.Split(filepath.ToSlash(p), "/")
+	for i, e := range els {
+		if strings.ContainsAny(e, "*?[") {
+			return path.Clean(strings.Join(append([]string{"."}, els[:i]...), "/"))
+		}
+	}
+	return path.Clean(filepath.ToSlash(p))
 }
 
 // checkScope is what the check run's name says was checked besides the
