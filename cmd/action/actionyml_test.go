@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -359,5 +360,103 @@ func TestPullRequestWorkflowsRunOnEveryChange(t *testing.T) {
 	}
 	if seen == 0 {
 		t.Fatal("docs/github-action.md shows no pull-request workflow")
+	}
+}
+
+// TestDocWorkflowsUseWhatActionYMLHas: every workflow a reader copies
+// from the docs (README.md, docs/*.md, examples/README.md) gives the
+// action only inputs action.yml has, with values vigiles action takes,
+// and a later step reads only outputs it declares; a step that runs
+// vigiles action itself sets only INPUT_* variables of its inputs. A
+// name the docs have and action.yml lacks is a warning GitHub prints,
+// or an empty value a later step reads, never an error.
+func TestDocWorkflowsUseWhatActionYMLHas(t *testing.T) {
+	b, err := os.ReadFile("../../action.yml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var a struct {
+		Inputs  map[string]struct{ Default string }
+		Outputs map[string]any
+	}
+	if err := yaml.Unmarshal(b, &a); err != nil {
+		t.Fatal(err)
+	}
+	docs, err := filepath.Glob("../../docs/*.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	docs = append(docs, "../../README.md", "../../examples/README.md")
+	steps := 0
+	for _, doc := range docs {
+		text, err := os.ReadFile(doc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range regexp.MustCompile("(?s)```ya?ml\n(.*?)```").FindAllStringSubmatch(string(text), -1) {
+			var block any
+			if err := yaml.Unmarshal([]byte(m[1]), &block); err != nil {
+				t.Errorf("%s: a YAML block does not parse (%v):\n%s", doc, err, m[1])
+				continue
+			}
+			ids := map[string]bool{} // the action's steps of this block
+			var walk func(v any)
+			walk = func(v any) {
+				switch v := v.(type) {
+				case []any:
+					for _, e := range v {
+						walk(e)
+					}
+				case map[string]any:
+					uses, _ := v["uses"].(string)
+					run, _ := v["run"].(string)
+					switch {
+					case strings.HasPrefix(uses, "vigiles/action@") || uses == "./":
+						steps++
+						if id, ok := v["id"].(string); ok {
+							ids[id] = true
+						}
+						with, _ := v["with"].(map[string]any)
+						env := map[string]string{"GITHUB_ACTIONS": "true"}
+						for k, val := range with {
+							if _, ok := a.Inputs[k]; !ok {
+								t.Errorf("%s: a step of uses: %s sets input %s, which action.yml lacks", doc, uses, k)
+							}
+							s := fmt.Sprint(val)
+							if !strings.Contains(s, "${{") && k != "runtime" && k != "image" {
+								env["INPUT_"+strings.ToUpper(k)] = s
+							}
+						}
+						if _, err := readInputs(func(k string) string { return env[k] }); err != nil {
+							t.Errorf("%s: a step of uses: %s has inputs vigiles action refuses: %v", doc, uses, err)
+						}
+					case strings.Contains(run, "vigiles action"):
+						steps++
+						env, _ := v["env"].(map[string]any)
+						for k := range env {
+							n, ok := strings.CutPrefix(k, "INPUT_")
+							if !ok {
+								continue
+							}
+							if _, ok := a.Inputs[strings.ToLower(strings.ReplaceAll(n, "_", "-"))]; !ok {
+								t.Errorf("%s: a step that runs vigiles action sets %s, which names no input of action.yml", doc, k)
+							}
+						}
+					}
+					for _, e := range v {
+						walk(e)
+					}
+				}
+			}
+			walk(block)
+			for _, o := range regexp.MustCompile(`steps\.([\w-]+)\.outputs\.([\w-]+)`).FindAllStringSubmatch(m[1], -1) {
+				if _, ok := a.Outputs[o[2]]; ids[o[1]] && !ok {
+					t.Errorf("%s: steps.%s.outputs.%s reads an output action.yml does not declare", doc, o[1], o[2])
+				}
+			}
+		}
+	}
+	if steps < 5 {
+		t.Errorf("found only %d steps of the action in the docs", steps)
 	}
 }
