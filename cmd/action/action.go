@@ -652,6 +652,12 @@ func runActionWith(ctx context.Context, args []string, getenv func(string) strin
 			return fail(stdout, 2, fmt.Errorf("input working-directory: %s %s in the workspace", in.WorkDir, why))
 		}
 	}
+	if in.Command != "merge" && emptyDir(ws) {
+		// A job without actions/checkout: the runner makes the workspace,
+		// and nothing puts the repository there. test would say only that
+		// the policy file is missing, and audit that it found no hooks.
+		return fail(stdout, 2, fmt.Errorf("the workspace %s is empty: nothing checked the repository out; add a step of actions/checkout before vigiles", ws))
+	}
 	// A config or baseline written from the workspace, repeating
 	// working-directory: the config not found (its hint sending the
 	// caller up from where it looked), the baseline compared with
@@ -964,6 +970,20 @@ const (
 	policiesBelowMax     = 3
 	policiesBelowEntries = 20000
 )
+
+// emptyDir says whether dir is a directory with no entry at all.
+func emptyDir(dir string) bool {
+	f, err := os.Open(dir)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err != nil || !fi.IsDir() {
+		return false
+	}
+	names, err := f.Readdirnames(1)
+	return len(names) == 0 && errors.Is(err, io.EOF)
+}
 
 // aboveGlob is the directory above the first element of p that holds a
 // glob's metacharacter: "." where that is the first.

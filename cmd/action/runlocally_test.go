@@ -79,6 +79,11 @@ func TestRunItLocallyNamesWhatIsRead(t *testing.T) {
 		t.Error("Run it locally does not say that a bare vigiles in a step runs vigiles action")
 	}
 	ws := t.TempDir()
+	// A checkout without the policy file (an empty workspace is told to
+	// check the repository out).
+	if err := os.WriteFile(filepath.Join(ws, "README.md"), []byte("a repository\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	var out, errb bytes.Buffer
 	env := map[string]string{"GITHUB_ACTIONS": "true", "GITHUB_WORKSPACE": ws, "RUNNER_TEMP": t.TempDir()}
 	err = run(context.Background(), nil, func(k string) string { return env[k] }, strings.NewReader(""), &out, &errb)

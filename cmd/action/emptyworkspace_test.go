@@ -1,0 +1,40 @@
+package main
+
+import (
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/vigiles/action/pkg/annotate"
+)
+
+// TestActionEmptyWorkspaceNamesTheCheckout: a job without
+// actions/checkout runs the action in an empty workspace. test said only
+// that the policy file was missing, and audit failed on finding no
+// hooks; both now say what is missing, the checkout, and exit 2 with
+// verdict error. merge reads downloaded reports, not a checkout.
+func TestActionEmptyWorkspaceNamesTheCheckout(t *testing.T) {
+	for _, command := range []string{"test", "audit"} {
+		t.Run(command, func(t *testing.T) {
+			s := newStep(t, map[string]string{"command": command})
+			ws := s.env["GITHUB_WORKSPACE"]
+			if err := os.RemoveAll(ws); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Mkdir(ws, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			s.run(t)
+			want := "the workspace " + ws + " is empty: nothing checked the repository out; add a step of actions/checkout before vigiles"
+			if got := strings.ReplaceAll(s.stderr.String(), annotate.Colon, ":"); s.exitCode != 2 || !strings.Contains(got, want) {
+				t.Errorf("exit %d, want 2 saying %q\n%s", s.exitCode, want, got)
+			}
+			if out := outputs(t, s.file(t, "GITHUB_OUTPUT")); out["verdict"] != "error" {
+				t.Errorf("outputs %v, want verdict=error", out)
+			}
+			if len(s.exec.specs) != 0 || len(s.api.reqs) != 0 {
+				t.Errorf("%d hooks ran, %d API requests made", len(s.exec.specs), len(s.api.reqs))
+			}
+		})
+	}
+}
