@@ -2,33 +2,34 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/vigiles/action/pkg/annotate"
+	"github.com/vigiles/action/pkg/report"
 	"github.com/vigiles/action/pkg/runner"
-	"github.com/vigiles/action/pkg/sandbox"
+	"github.com/vigiles/action/pkg/sandbox/sandboxtest"
 )
 
-// TestActionPolicyBelowTheWorkspaceIsNamed: a repository whose policy
-// file is in a directory of it (tools/vigiles/.vigiles.yml), checked with
-// the documented step, which names no working-directory, was told only to
+// TestActionPolicyBelowTheWorkspaceIsNamed: a repository that keeps the
+// bundled example in a directory of it (tools/vigiles), checked with the
+// documented step, which names no working-directory, was told only to
 // name another policy file or write one. It is told the working-directory
-// to set, and that input then runs the hooks; hidden directories and
-// node_modules are not looked in.
+// to set (hidden directories and node_modules are not looked in), and
+// that input then runs the example's hooks in the real sandbox, its
+// findings on the files of the repository.
 func TestActionPolicyBelowTheWorkspaceIsNamed(t *testing.T) {
+	sandboxtest.RequireConfinement(t)
 	s := newStep(t, map[string]string{"check-run": "false"})
 	ws := s.env["GITHUB_WORKSPACE"]
-	sub := filepath.Join(ws, "tools", "vigiles")
-	if err := os.MkdirAll(sub, 0o755); err != nil {
+	if err := os.RemoveAll(ws); err != nil {
 		t.Fatal(err)
 	}
-	for _, name := range []string{".vigiles.yml", "plugins"} {
-		if err := os.Rename(filepath.Join(ws, name), filepath.Join(sub, name)); err != nil {
-			t.Fatal(err)
-		}
+	if err := os.CopyFS(filepath.Join(ws, "tools", "vigiles"), os.DirFS("../../examples")); err != nil {
+		t.Fatal(err)
 	}
 	for _, d := range []string{".cache/x", "node_modules/x"} {
 		if err := os.MkdirAll(filepath.Join(ws, d), 0o755); err != nil {
@@ -38,24 +39,41 @@ func TestActionPolicyBelowTheWorkspaceIsNamed(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	var ran int
-	count := runner.ExecutorFunc(func(ctx context.Context, sp sandbox.Spec) (*sandbox.Result, error) {
-		ran++
-		return noRun(ctx, sp)
-	})
-	deps := actionDeps{test: runner.Test, audit: runner.Audit, executor: count, httpClient: s.srv.Client()}
-	err := runActionWith(context.Background(), nil, func(k string) string { return s.env[k] }, &s.stdout, &s.stderr, deps)
+	getenv := func(k string) string { return s.env[k] }
+	deps := actionDeps{test: runner.Test, audit: runner.Audit, httpClient: s.srv.Client()} // the real sandbox
+	err := runActionWith(context.Background(), nil, getenv, &s.stdout, &s.stderr, deps)
 	code := exitCode(err, &s.stderr, true)
 	const want = "there is one below it, in tools/vigiles: set working-directory: tools/vigiles"
 	if got := strings.ReplaceAll(s.stderr.String(), annotate.Colon, ":"); code != 2 || !strings.HasSuffix(strings.TrimSpace(got), want) {
 		t.Fatalf("exit %d, want 2 ending %q\n%s", code, want, got)
 	}
+
 	// The input it names is the fix.
 	s.env["INPUT_WORKING-DIRECTORY"] = "tools/vigiles"
+	if err := os.Remove(s.env["GITHUB_OUTPUT"]); err != nil {
+		t.Fatal(err)
+	}
 	s.stdout.Reset()
 	s.stderr.Reset()
-	err = runActionWith(context.Background(), nil, func(k string) string { return s.env[k] }, &s.stdout, &s.stderr, deps)
-	if code := exitCode(err, &s.stderr, true); code == 2 || code == 125 || ran == 0 {
-		t.Errorf("with working-directory: tools/vigiles: exit %d, %d hooks ran\n%s", code, ran, s.stderr.String())
+	err = runActionWith(context.Background(), nil, getenv, &s.stdout, &s.stderr, deps)
+	if code := exitCode(err, &s.stderr, true); code != 1 {
+		t.Fatalf("with working-directory: tools/vigiles: exit %d, want 1 (the example breaks promises)\n%s", code, s.stderr.String())
+	}
+	out := outputs(t, s.file(t, "GITHUB_OUTPUT"))
+	b, err := os.ReadFile(out["report"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep report.Report
+	if err := json.Unmarshal(b, &rep); err != nil {
+		t.Fatal(err)
+	}
+	if out["verdict"] != "fail" || len(rep.Runs) == 0 {
+		t.Errorf("outputs %v, %d runs; want verdict fail and the example's runs", out, len(rep.Runs))
+	}
+	for _, f := range rep.Findings {
+		if f.Location.File != "" && !strings.HasPrefix(f.Location.File, "tools/vigiles/") {
+			t.Errorf("finding %s at %s, not on a file of tools/vigiles", f.Rule, f.Location.File)
+		}
 	}
 }
