@@ -11,6 +11,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -129,6 +130,9 @@ type actionDeps struct {
 	executor   runner.Executor
 	httpClient *http.Client
 	now        func() time.Time
+	// environ lists the environment, for the INPUT_* variables no
+	// input reads; nil means os.Environ.
+	environ func() []string
 }
 
 var defaultActionDeps = actionDeps{test: runner.Test, audit: runner.Audit}
@@ -626,6 +630,19 @@ func runActionWith(ctx context.Context, args []string, getenv func(string) strin
 			_ = annotate.WriteVerdict(p, report.VerdictError)
 		}
 	}()
+	// An INPUT_* variable of a name no input has (a step that runs
+	// vigiles action itself and sets them by hand) is said before the
+	// inputs are: its value is not read, and the input it was meant for
+	// keeps its default, which a mistake below may follow from.
+	environ := deps.environ
+	if environ == nil {
+		environ = os.Environ
+	}
+	unknown := unknownInputs(environ())
+	for _, w := range unknown {
+		githubactions.New(githubactions.WithWriter(stdout), githubactions.WithGetenv(func(string) string { return "" })).
+			WithFieldsMap(map[string]string{"title": "vigiles"}).Warningf("%s", annotate.InertLine(w))
+	}
 	in, err := readInputs(getenv)
 	// The token stays in this process only: drop it (and the runner's
 	// other credentials) from the environment before anything starts.
@@ -717,7 +734,7 @@ func runActionWith(ctx context.Context, args []string, getenv func(string) strin
 			return fail(stdout, 2, fmt.Errorf("input config: %w", err))
 		}
 	}
-	var made annotate.Made // annotations of vigiles' own before Publish
+	made := annotate.Made{Warnings: len(unknown)} // annotations of vigiles' own before Publish
 	if in.Command == "audit" && in.Baseline == "" {
 		// The action compares with nothing unless told: a committed
 		// baseline left unnamed is a pass on nothing, said here.
@@ -983,6 +1000,35 @@ func emptyDir(dir string) bool {
 	}
 	names, err := f.Readdirnames(1)
 	return len(names) == 0 && errors.Is(err, io.EOF)
+}
+
+// unknownInputs says, for each INPUT_* variable of env (NAME=value
+// entries) whose name is no input's that vigiles action or action.yml
+// reads, that it is not read, and the variable meant where one is near.
+// A value is never said: it could be a secret.
+func unknownInputs(env []string) []string {
+	known := append([]string{"runtime", "image"}, actionInputNames...)
+	var out []string
+	for _, kv := range env {
+		k, _, _ := strings.Cut(kv, "=")
+		n, ok := strings.CutPrefix(k, "INPUT_")
+		if !ok {
+			continue
+		}
+		name := strings.ToLower(strings.ReplaceAll(n, "_", "-"))
+		if slices.Contains(known, name) {
+			continue
+		}
+		msg := fmt.Sprintf("%s is no input of vigiles action and is not read", annotate.OneLine(k))
+		if c := closest(name, known); c != "" {
+			msg += fmt.Sprintf(": set INPUT_%s (the %s input) instead", strings.ToUpper(strings.ReplaceAll(c, "-", "_")), c)
+		} else {
+			msg += ": vigiles action --help lists the inputs"
+		}
+		out = append(out, msg)
+	}
+	slices.Sort(out)
+	return out
 }
 
 // aboveGlob is the directory above the first element of p that holds a

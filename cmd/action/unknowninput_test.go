@@ -1,0 +1,48 @@
+package main
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/vigiles/action/pkg/annotate/annotatetest"
+	"github.com/vigiles/action/pkg/runner"
+)
+
+// TestActionUnknownInputVariableIsSaid: a job that runs vigiles action
+// itself in the image (docs/container.md) sets the INPUT_* variables by
+// hand, and one misspelt (INPUT_FAIL_LEVL) was read by nothing: its input
+// kept its default without a word. Each is a warning that names the
+// variable meant, never its value, and the step runs on; the variables
+// of every input, hyphens kept or made underscores, are no warning.
+func TestActionUnknownInputVariableIsSaid(t *testing.T) {
+	s := newStep(t, map[string]string{"command": "test", "check-run": "false"})
+	env := []string{
+		"INPUT_FAIL_LEVL=secret-looking-value", "INPUT_COMAND=audit", "INPUT_ZZZ=1",
+		"INPUT_COMMAND=test", "INPUT_WORKING-DIRECTORY=.", "INPUT_HOOK_LOGS=false", "INPUT_RUNTIME=container", "INPUT_IMAGE=x",
+		"PATH=/usr/bin", "MY_INPUT_X=1",
+	}
+	deps := actionDeps{test: runner.Test, audit: runner.Audit, executor: noRun, httpClient: s.srv.Client(), environ: func() []string { return env }}
+	err := runActionWith(context.Background(), nil, func(k string) string { return s.env[k] }, &s.stdout, &s.stderr, deps)
+	// 1: the fixture's checks fail where no hook really runs (noRun).
+	if code := exitCode(err, &s.stderr, true); code != 1 {
+		t.Fatalf("exit %d, want 1: the checks run on\n%s", code, s.stderr.String())
+	}
+	var warnings []string
+	for _, c := range annotatetest.Commands(s.stdout.String()) {
+		if c.Name == "warning" && c.Props["title"] == "vigiles" {
+			warnings = append(warnings, c.Data)
+		}
+	}
+	want := []string{
+		"INPUT_COMAND is no input of vigiles action and is not read: set INPUT_COMMAND (the command input) instead",
+		"INPUT_FAIL_LEVL is no input of vigiles action and is not read: set INPUT_FAIL_LEVEL (the fail-level input) instead",
+		"INPUT_ZZZ is no input of vigiles action and is not read: vigiles action --help lists the inputs",
+	}
+	if strings.Join(warnings, "\n") != strings.Join(want, "\n") {
+		t.Errorf("warnings:\n%s\nwant:\n%s", strings.Join(warnings, "\n"), strings.Join(want, "\n"))
+	}
+	if strings.Contains(s.stdout.String()+s.stderr.String(), "secret-looking-value") {
+		t.Error("a variable's value was printed")
+	}
+}
