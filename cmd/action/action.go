@@ -325,6 +325,9 @@ func readInputs(getenv func(string) string) (actionInputs, error) {
 			bad("input allow: %q is %s, and allow takes host names (HOST, *.SUFFIX, HOST:PORT); "+
 				"put addresses and CIDRs under the policy file's defaults.egress.allow-ip (hosts under defaults.egress.allow) and leave the egress and allow inputs empty", h, what)
 			egressOK = false
+		case hostOfURL(h) != "":
+			bad("input allow: %q is a URL (or a host and a path), and allow takes host names (HOST, *.SUFFIX, HOST:PORT): set allow: %s", h, hostOfURL(h))
+			egressOK = false
 		case strings.ContainsAny(h, " \t\"'/\\") || strings.ContainsFunc(h, func(r rune) bool { return r < 0x20 || r == 0x7f }):
 			bad("input allow: %q is not a host name (HOST, *.SUFFIX, HOST:PORT)", h)
 			egressOK = false
@@ -1029,6 +1032,27 @@ func unknownInputs(env []string) []string {
 	}
 	slices.Sort(out)
 	return out
+}
+
+// hostOfURL is the host name of h where h is a URL or a host and a path
+// ("https://api.example.test/v1", "api.example.test/v1") whose host (and
+// port) the allow input takes; "" otherwise.
+func hostOfURL(h string) string {
+	rest := h
+	if _, after, ok := strings.Cut(h, "://"); ok {
+		rest = after
+	}
+	host, _, path := strings.Cut(rest, "/")
+	if rest == h && !path {
+		return "" // neither a scheme nor a path
+	}
+	if host == "" || strings.ContainsAny(host, "@ \t") {
+		return ""
+	}
+	if _, err := evidence.ParseAllowHost(host); err != nil {
+		return ""
+	}
+	return host
 }
 
 // aboveGlob is the directory above the first element of p that holds a

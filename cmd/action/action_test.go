@@ -1082,7 +1082,12 @@ func TestActionAllowNamesTheInputs(t *testing.T) {
 		{map[string]string{"allow": "1.2.3.4"}, []string{`input allow: "1.2.3.4" is an address`, "defaults.egress.allow-ip", "leave the egress and allow inputs empty"}},
 		{map[string]string{"allow": "api.example.test, [2001:db8::1]:443"}, []string{`input allow: "[2001:db8::1]:443" is an address`, "defaults.egress.allow-ip"}},
 		{map[string]string{"allow": "10.0.0.0/8"}, []string{`input allow: "10.0.0.0/8" is an address range`, "defaults.egress.allow-ip", "leave the egress and allow inputs empty"}},
-		{map[string]string{"allow": "a.example.test/x"}, []string{`input allow: "a.example.test/x" is not a host name`}},
+		// A URL, or a host and a path, is told the host to set.
+		{map[string]string{"allow": "a.example.test/x"}, []string{`input allow: "a.example.test/x" is a URL (or a host and a path), and allow takes host names (HOST, *.SUFFIX, HOST:PORT): set allow: a.example.test`}},
+		{map[string]string{"allow": "https://api.example.test/v1"}, []string{`input allow: "https://api.example.test/v1" is a URL (or a host and a path)`, "set allow: api.example.test"}},
+		{map[string]string{"allow": "http://api.example.test:8080"}, []string{"set allow: api.example.test:8080"}},
+		{map[string]string{"allow": "*.example.test/x"}, []string{"set allow: *.example.test"}},
+		{map[string]string{"allow": "http://192.0.2.1/"}, []string{`input allow: "http://192.0.2.1/" is not a host name`}},
 		{map[string]string{"allow": "*.com"}, []string{`input allow: "*.com": a wildcard needs at least two labels`}},
 		{map[string]string{"allow": "a.example.test:99999"}, []string{`input allow: "a.example.test:99999": the port must be 1-65535`}},
 		{map[string]string{"allow": "a.example.test, localhost"}, []string{`input allow: "localhost": a name of the loopback, which in the sandbox is its own, not the host's`, "or leave it out"}},
