@@ -460,3 +460,34 @@ func TestDocWorkflowsUseWhatActionYMLHas(t *testing.T) {
 		t.Errorf("found only %d steps of the action in the docs", steps)
 	}
 }
+
+// TestActionYMLRuntimeInAnyCase: the build step runs where
+// inputs.runtime == 'host', which GitHub compares ignoring case, so
+// runtime: Host built vigiles on the host; the vigiles step then read
+// Host as neither container nor host and failed. It reads the input as
+// the build step does, and runs what was built.
+func TestActionYMLRuntimeInAnyCase(t *testing.T) {
+	bash, err := exec.LookPath("bash")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, runtime := range []string{"host", "Host", "HOST"} {
+		t.Run(runtime, func(t *testing.T) {
+			tmp := t.TempDir()
+			bin := filepath.Join(tmp, "vigiles-bin")
+			if err := os.Mkdir(bin, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			// What the build step made: here, a stub that says it ran.
+			if err := os.WriteFile(filepath.Join(bin, "vigiles"), []byte("#!/bin/sh\necho \"host vigiles $*\"\n"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			cmd := exec.Command(bash, "--noprofile", "--norc", "-eo", "pipefail", "-c", actionStep(t, "vigiles"))
+			cmd.Env = []string{"PATH=/usr/bin:/bin", "GITHUB_OUTPUT=" + filepath.Join(tmp, "output"), "RUNNER_TEMP=" + tmp, "VIGILES_RUNTIME=" + runtime}
+			log, err := cmd.CombinedOutput()
+			if err != nil || string(log) != "host vigiles action\n" {
+				t.Errorf("runtime %s: %v, log:\n%s", runtime, err, log)
+			}
+		})
+	}
+}
