@@ -208,16 +208,30 @@ func parseBool(name, v string, def bool) (bool, error) {
 	return false, badInputf("input %s: %q is not true or false%s", name, v, fix)
 }
 
-// caseFix is the fix for the input name whose value v is one of valid
+// valueFix is the fix for the input name whose value v is one of valid
 // but for its case ("Error" for error): vigiles reads an input as it is
-// written, as GitHub passes it. It is "" where v is no such value.
-func caseFix(name, v string, valid ...string) string {
+// written, as GitHub passes it. For a value that is none of them, it is
+// the one meant where one is near: a few letters off (closest, "warnig"),
+// or begun ("warn", "err"); "" where none is.
+func valueFix(name, v string, valid ...string) string {
 	for _, w := range valid {
 		if v != w && strings.EqualFold(v, w) {
 			return fmt.Sprintf(": the values are lower case, so set %s: %s", name, w)
 		}
 	}
-	return ""
+	if slices.Contains(valid, v) {
+		return ""
+	}
+	meant := closest(v, valid)
+	for _, w := range valid {
+		if meant == "" && len(v) >= 3 && strings.HasPrefix(w, strings.ToLower(v)) {
+			meant = w
+		}
+	}
+	if meant == "" {
+		return ""
+	}
+	return fmt.Sprintf(": set %s: %s", name, meant)
 }
 
 // splitList splits a list input on newlines and commas.
@@ -243,7 +257,7 @@ func readInputs(getenv func(string) string) (actionInputs, error) {
 		in.Command = "test"
 	case "test", "audit", "merge":
 	default:
-		bad("input command: %q is not test, audit or merge%s", in.Command, caseFix("command", in.Command, "test", "audit", "merge"))
+		bad("input command: %q is not test, audit or merge%s", in.Command, valueFix("command", in.Command, "test", "audit", "merge"))
 	}
 	in.Reports = splitList(input(getenv, "reports"))
 	switch {
@@ -289,7 +303,7 @@ func readInputs(getenv func(string) string) (actionInputs, error) {
 	if s := input(getenv, "sandbox"); s != "" {
 		m, err := sandbox.ParseMode(s)
 		if err != nil {
-			bad("input sandbox: %v%s", err, caseFix("sandbox", s, string(sandbox.ModeAuto), string(sandbox.ModeStrict), string(sandbox.ModeOff)))
+			bad("input sandbox: %v%s", err, valueFix("sandbox", s, string(sandbox.ModeAuto), string(sandbox.ModeStrict), string(sandbox.ModeOff)))
 		}
 		in.Sandbox = m
 	}
@@ -299,7 +313,7 @@ func readInputs(getenv func(string) string) (actionInputs, error) {
 	switch mode {
 	case "", evidence.EgressDeny, evidence.EgressRecord, evidence.EgressAllow:
 	default:
-		bad("input egress: %q is not deny, record or allow%s", mode, caseFix("egress", mode, evidence.EgressDeny, evidence.EgressRecord, evidence.EgressAllow))
+		bad("input egress: %q is not deny, record or allow%s", mode, valueFix("egress", mode, evidence.EgressDeny, evidence.EgressRecord, evidence.EgressAllow))
 		egressOK = false
 	}
 	if len(allow) > 0 && egressOK {
@@ -364,7 +378,7 @@ func readInputs(getenv func(string) string) (actionInputs, error) {
 	}
 	if in.FailLevel, err = annotate.ParseFailLevel(input(getenv, "fail-level")); err != nil {
 		v := input(getenv, "fail-level")
-		bad("input fail-level: %v%s", err, caseFix("fail-level", v, string(annotate.FailNone), string(annotate.FailNotice), string(annotate.FailWarning), string(annotate.FailError)))
+		bad("input fail-level: %v%s", err, valueFix("fail-level", v, string(annotate.FailNone), string(annotate.FailNotice), string(annotate.FailWarning), string(annotate.FailError)))
 	}
 	in.Token = input(getenv, "github-token")
 	if in.CheckRun, err = parseBool("check-run", input(getenv, "check-run"), true); err != nil {
