@@ -491,3 +491,52 @@ func TestActionYMLRuntimeInAnyCase(t *testing.T) {
 		})
 	}
 }
+
+// TestContainerDocsGiveActionYMLsOptions: the docker options that
+// docs/container.md tells a reader to give the image (docker run, a
+// job container's options:, and the option table) are those action.yml's
+// vigiles step gives it, each one; a reader who copies a doc that lacks
+// one gets a sandbox that cannot start.
+func TestContainerDocsGiveActionYMLsOptions(t *testing.T) {
+	opt := regexp.MustCompile(`--(cap-add|security-opt|device|cgroupns)[ =]([\w/=.-]+)`)
+	set := func(text string) []string {
+		var out []string
+		for _, m := range opt.FindAllStringSubmatch(text, -1) {
+			out = append(out, "--"+m[1]+" "+m[2])
+		}
+		slices.Sort(out)
+		return slices.Compact(out)
+	}
+	want := set(actionStep(t, "vigiles"))
+	if len(want) < 7 {
+		t.Fatalf("found only %v in action.yml's vigiles step", want)
+	}
+	doc, err := os.ReadFile("../../docs/container.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	blocks := 0
+	for _, m := range regexp.MustCompile("(?s)```(?:sh|yaml)\n(.*?)```").FindAllStringSubmatch(string(doc), -1) {
+		if !strings.Contains(m[1], "--cap-add") {
+			continue
+		}
+		blocks++
+		if got := set(m[1]); !slices.Equal(got, want) {
+			t.Errorf("a block of docs/container.md gives %v, action.yml %v:\n%s", got, want, m[1])
+		}
+	}
+	if blocks < 2 {
+		t.Errorf("found %d blocks of docs/container.md that give the options, want the docker run and the job container", blocks)
+	}
+	// The option table: a row for each.
+	var rows []string
+	for _, m := range regexp.MustCompile("(?m)^\\| `(--[^`]+)` \\|").FindAllStringSubmatch(string(doc), -1) {
+		rows = append(rows, m[1])
+	}
+	table := set(strings.Join(rows, "\n"))
+	for _, o := range want {
+		if !slices.Contains(table, o) {
+			t.Errorf("docs/container.md's option table has no row for %s", o)
+		}
+	}
+}
