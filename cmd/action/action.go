@@ -268,7 +268,7 @@ func readInputs(getenv func(string) string) (actionInputs, error) {
 	}
 	if wd := input(getenv, "working-directory"); wd != "" && wd != "." {
 		if !insideWorkspace("", wd) || strings.ContainsAny(wd, "\r\n\x00") {
-			bad("input working-directory: %q must be a directory inside the workspace, relative to it", wd)
+			bad("input working-directory: %q must be a directory inside the workspace, relative to it%s", wd, relativeFix(getenv, "working-directory", "", wd))
 		} else if c := filepath.ToSlash(filepath.Clean(wd)); c != "." {
 			// "./" is the workspace, as "." is: one check run's name.
 			in.WorkDir = c
@@ -282,7 +282,7 @@ func readInputs(getenv func(string) string) (actionInputs, error) {
 	in.Baseline = input(getenv, "baseline")
 	switch {
 	case in.Baseline != "" && !insideWorkspace(in.WorkDir, in.Baseline):
-		bad("input baseline: %q must be a path inside the workspace, relative to working-directory", in.Baseline)
+		bad("input baseline: %q must be a path inside the workspace, relative to working-directory%s", in.Baseline, relativeFix(getenv, "baseline", in.WorkDir, in.Baseline))
 	case namesDir(in.Baseline):
 		bad("input baseline: %q names a directory, and baseline is the file to compare with: set baseline: %s", in.Baseline, inNamedDir(in.Baseline, path.Base(runner.DefaultBaseline)))
 	}
@@ -394,7 +394,7 @@ func readInputs(getenv func(string) string) (actionInputs, error) {
 	case in.SARIF != "" && !insideWorkspace("", in.SARIF):
 		// In a container only the workspace and RUNNER_TEMP are mounted:
 		// a file written elsewhere would be lost with the container.
-		bad("input sarif: %q must be a path inside the workspace, relative to it", in.SARIF)
+		bad("input sarif: %q must be a path inside the workspace, relative to it%s", in.SARIF, relativeFix(getenv, "sarif", "", in.SARIF))
 	case namesDir(in.SARIF):
 		bad("input sarif: %q names a directory, and sarif is the file to write: set sarif: %s", in.SARIF, inNamedDir(in.SARIF, sarifName))
 	}
@@ -1067,6 +1067,30 @@ func hostOfURL(h string) string {
 		return ""
 	}
 	return host
+}
+
+// relativeFix is the fix for the input name whose value p is an absolute
+// path in the workspace, as ${{ github.workspace }}/x writes one: the path
+// relative to the workspace's directory base ("" for the workspace; the
+// baseline's is working-directory), which the input takes. It is "" for
+// any other p.
+func relativeFix(getenv func(string) string, name, base, p string) string {
+	ws := getenv("GITHUB_WORKSPACE")
+	if !filepath.IsAbs(p) || !filepath.IsAbs(ws) {
+		return ""
+	}
+	// The baseline's may climb out of working-directory, not out of the
+	// workspace.
+	rel, err := filepath.Rel(filepath.Join(ws, base), filepath.Clean(p))
+	switch {
+	case err != nil || !insideWorkspace(base, rel):
+		return ""
+	case rel == "." && name == "working-directory":
+		return ": leave it empty for the workspace itself"
+	case rel == ".":
+		return ""
+	}
+	return fmt.Sprintf(": set %s: %s", name, filepath.ToSlash(rel))
 }
 
 // aboveGlob is the directory above the first element of p that holds a
