@@ -1052,18 +1052,11 @@ func unknownInputs(env []string) []string {
 // ("https://api.example.test/v1", "api.example.test/v1") whose host (and
 // port) the allow input takes; "" otherwise.
 func hostOfURL(h string) string {
-	rest := h
-	if _, after, ok := strings.Cut(h, "://"); ok {
-		rest = after
-	}
-	host, _, path := strings.Cut(rest, "/")
-	if rest == h && !path {
+	if !strings.Contains(h, "/") {
 		return "" // neither a scheme nor a path
 	}
-	if host == "" || strings.ContainsAny(host, "@ \t") {
-		return ""
-	}
-	if _, err := evidence.ParseAllowHost(host); err != nil {
+	host := evidence.URLHost(h)
+	if _, err := evidence.ParseAllowHost(host); host == "" || err != nil {
 		return ""
 	}
 	return host

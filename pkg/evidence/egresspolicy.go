@@ -74,6 +74,16 @@ type AllowHost struct {
 // https://api.example.test/v1 or api.example.test/v1 (with the port the
 // URL gives, HOST:PORT); "" where s shows no host.
 func URLHostHint(s string) string {
+	if host := URLHost(s); host != "" {
+		return ": write its host, " + host
+	}
+	return ""
+}
+
+// URLHost is the host (and port) of s, a URL or a host and a path
+// ("https://api.example.test/v1", "api.example.test/v1"); "" where s
+// shows no host.
+func URLHost(s string) string {
 	rest := s
 	if _, after, ok := strings.Cut(s, "://"); ok {
 		rest = after
@@ -82,10 +92,10 @@ func URLHostHint(s string) string {
 	if i := strings.LastIndexByte(host, '@'); i >= 0 {
 		host = host[i+1:] // user:password@ is no part of it
 	}
-	if host == "" || strings.ContainsAny(host, " \t?#") {
+	if strings.ContainsAny(host, " \t?#") {
 		return ""
 	}
-	return ": write its host, " + host
+	return host
 }
 
 // ParseAllowHost parses an allow entry, HOST[:PORT], HOST an exact DNS name
