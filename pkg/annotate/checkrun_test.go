@@ -470,33 +470,42 @@ func TestHeadSHA(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	pr := filepath.Join("testdata", "pull_request.json")
 	for _, tc := range []struct {
 		path, fallback, tree, want string
 		err                        bool
+		event                      string
 	}{
-		{filepath.Join("testdata", "pull_request.json"), mergeSHA, "", headSHA, false},
-		{push, mergeSHA, "", mergeSHA, false},
-		{"", mergeSHA, "", mergeSHA, false},
-		{bad, mergeSHA, "", "", true},
-		{run, mergeSHA, atHead, headSHA, false},
-		{run, mergeSHA, filepath.Join(atHead, "plugins", "sub"), headSHA, false},
-		{run, mergeSHA, packed, headSHA, false},
-		{run, mergeSHA, linked, headSHA, false},
+		{pr, mergeSHA, "", headSHA, false, "pull_request"},
+		{pr, mergeSHA, onBranch, headSHA, false, "pull_request"},
+		// pull_request_target: GITHUB_SHA is the base's last commit, which
+		// the job checks out unless told otherwise: the pull request's head
+		// only where that is what was checked.
+		{pr, mergeSHA, atHead, headSHA, false, "pull_request_target"},
+		{pr, mergeSHA, onBranch, mergeSHA, false, "pull_request_target"},
+		{pr, mergeSHA, "", mergeSHA, false, "pull_request_target"},
+		{push, mergeSHA, "", mergeSHA, false, ""},
+		{"", mergeSHA, "", mergeSHA, false, ""},
+		{bad, mergeSHA, "", "", true, ""},
+		{run, mergeSHA, atHead, headSHA, false, ""},
+		{run, mergeSHA, filepath.Join(atHead, "plugins", "sub"), headSHA, false, ""},
+		{run, mergeSHA, packed, headSHA, false, ""},
+		{run, mergeSHA, linked, headSHA, false, ""},
 		// The default branch was checked, or nothing (the reports
 		// of a merge are the triggering run's to write): not put on
 		// the pull request's head as its result.
-		{run, mergeSHA, onBranch, mergeSHA, false},
-		{run, mergeSHA, fifoHead, mergeSHA, false},
-		{run, mergeSHA, fifoRef, mergeSHA, false},
-		{run, mergeSHA, devRef, mergeSHA, false},
-		{run, mergeSHA, "", mergeSHA, false},
-		{badRun, mergeSHA, atHead, "", true},
-		{"", "not-a-sha", "", "", true},
-		{filepath.Join(dir, "missing.json"), mergeSHA, "", "", true},
+		{run, mergeSHA, onBranch, mergeSHA, false, ""},
+		{run, mergeSHA, fifoHead, mergeSHA, false, ""},
+		{run, mergeSHA, fifoRef, mergeSHA, false, ""},
+		{run, mergeSHA, devRef, mergeSHA, false, ""},
+		{run, mergeSHA, "", mergeSHA, false, ""},
+		{badRun, mergeSHA, atHead, "", true, ""},
+		{"", "not-a-sha", "", "", true, ""},
+		{filepath.Join(dir, "missing.json"), mergeSHA, "", "", true, ""},
 	} {
-		got, err := HeadSHA(tc.path, tc.fallback, tc.tree)
+		got, err := HeadSHA(tc.event, tc.path, tc.fallback, tc.tree)
 		if (err != nil) != tc.err || got != tc.want {
-			t.Errorf("HeadSHA(%q, %q, %q) = %q, %v; want %q, error %v", tc.path, tc.fallback, tc.tree, got, err, tc.want, tc.err)
+			t.Errorf("HeadSHA(%q, %q, %q, %q) = %q, %v; want %q, error %v", tc.event, tc.path, tc.fallback, tc.tree, got, err, tc.want, tc.err)
 		}
 	}
 }

@@ -15,7 +15,11 @@ import (
 // HeadSHA returns the commit a check run and links should point at: the
 // pull request's head commit from the event payload at eventPath when the
 // event carries pull_request.head.sha (GITHUB_SHA is then the merge
-// commit, which reviewers never see); on a workflow_run event, the commit
+// commit, which reviewers never see), but on a pull_request_target event
+// (eventName, GITHUB_EVENT_NAME) only where that commit is the one checked
+// out at tree (GITHUB_SHA is then the base branch's last commit, which
+// actions/checkout checks out unless told otherwise: the base's result is
+// not the pull request's); on a workflow_run event, the commit
 // the triggering run ran on, workflow_run.head_sha, where that is the
 // commit checked out at tree, the directory vigiles checked (GITHUB_SHA is
 // then the default branch's last commit); otherwise fallback (GITHUB_SHA).
@@ -24,7 +28,7 @@ import (
 // vigiles did not reach on head_sha's tree is not put on head_sha, where
 // the pull request would show it as that commit's. A malformed SHA is an
 // error, never used.
-func HeadSHA(eventPath, fallback, tree string) (string, error) {
+func HeadSHA(eventName, eventPath, fallback, tree string) (string, error) {
 	if eventPath != "" {
 		data, err := os.ReadFile(eventPath)
 		if err != nil {
@@ -47,7 +51,9 @@ func HeadSHA(eventPath, fallback, tree string) (string, error) {
 			if !shaRE().MatchString(ev.PullRequest.Head.SHA) {
 				return "", fmt.Errorf("event payload: pull_request.head.sha %q: %w", oneLine(cut(ev.PullRequest.Head.SHA, 80)), ErrBadSHA)
 			}
-			return ev.PullRequest.Head.SHA, nil
+			if eventName != "pull_request_target" || checkedOut(tree) == ev.PullRequest.Head.SHA {
+				return ev.PullRequest.Head.SHA, nil
+			}
 		}
 		if ev.WorkflowRun != nil && ev.WorkflowRun.HeadSHA != "" {
 			if !shaRE().MatchString(ev.WorkflowRun.HeadSHA) {

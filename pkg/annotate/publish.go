@@ -105,7 +105,7 @@ func Publish(ctx context.Context, r *report.Report, o Options) (res Result, err 
 		log = io.Discard
 	}
 	var notes []string
-	sha, shaErr := HeadSHA(getenv("GITHUB_EVENT_PATH"), getenv("GITHUB_SHA"), o.Tree)
+	sha, shaErr := HeadSHA(getenv("GITHUB_EVENT_NAME"), getenv("GITHUB_EVENT_PATH"), getenv("GITHUB_SHA"), o.Tree)
 	if shaErr != nil {
 		sha = ""
 	}
