@@ -788,3 +788,20 @@ func TestCheckRunStartedWhenTheStepBegan(t *testing.T) {
 		})
 	}
 }
+
+// TestCheckRunWithoutTokenNamesTheInput: a check run asked for with no
+// token (the github-token input set empty) falls back to workflow
+// commands, and the reason names the input and what to do.
+func TestCheckRunWithoutTokenNamesTheInput(t *testing.T) {
+	env := prEnv(t, "http://127.0.0.1:1/api/v3")
+	var log bytes.Buffer
+	res, err := Publish(context.Background(), manyFindings(2), Options{
+		Log: &log, Getenv: func(k string) string { return env[k] }, CheckRun: true, FailLevel: FailError, ReportPath: "vigiles-report.json",
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.FellBack || !strings.Contains(res.Reason, "github-token input is empty") || !strings.Contains(res.Reason, "check-run: false") {
+		t.Errorf("result = %+v, want a fallback naming the github-token input", res)
+	}
+}

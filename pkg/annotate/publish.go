@@ -166,7 +166,7 @@ func Publish(ctx context.Context, r *report.Report, o Options) (res Result, err 
 		reason := ""
 		switch {
 		case o.Token == "":
-			reason = "no github-token was given"
+			reason = "no github-token was given: the action's github-token input is empty (leave it out for the job's own token, ${{ github.token }}, or set check-run: false)"
 		case shaErr != nil:
 			reason = "the commit to attach it to is unknown: " + shaErr.Error()
 		case !repoRE().MatchString(repo):
