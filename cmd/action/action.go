@@ -931,16 +931,26 @@ func runActionWith(ctx context.Context, args []string, getenv func(string) strin
 func mergeReports(ws string, globs []string) (*report.Report, error) {
 	var reps []runner.NamedReport
 	seen := map[string]bool{}
-	for _, g := range globs {
+	for _, given := range globs {
+		g := given
 		if !filepath.IsAbs(g) {
 			g = filepath.Join(ws, g)
 		}
 		matches, err := filepath.Glob(g)
 		if err != nil {
-			return nil, badInputf("input reports: %q: %v", g, err)
+			return nil, badInputf("input reports: %q: %v", given, err)
 		}
 		if len(matches) == 0 {
-			return nil, badInputf("input reports: %q matches no file", g)
+			// actions/download-artifact puts each artifact in a directory
+			// of its name (unless merge-multiple): reports/*.json finds
+			// none of reports/vigiles-report-0/report.json.
+			dir, base := filepath.Split(given)
+			if nested := path.Join(filepath.ToSlash(dir), "*", base); !filepath.IsAbs(given) {
+				if m, _ := filepath.Glob(filepath.Join(ws, nested)); len(m) > 0 {
+					return nil, badInputf("input reports: %q matches no file, and %s matches %d: actions/download-artifact puts each artifact in a directory of its own; set reports: %s", given, nested, len(m), nested)
+				}
+			}
+			return nil, badInputf("input reports: %q matches no file in the workspace: download the shards' reports into it first (actions/download-artifact, its path: the directory the reports input names)", given)
 		}
 		for _, m := range matches {
 			if seen[m] {

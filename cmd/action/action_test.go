@@ -927,10 +927,11 @@ func TestActionMergeNamesTheOddReport(t *testing.T) {
 func TestActionMergeReportsAreInputs(t *testing.T) {
 	b, _ := json.Marshal(report.Report{Schema: report.Schema, Command: "audit", Verdict: report.VerdictPass})
 	for _, tc := range []struct {
-		file, want string // file: the content of reports/a.json, "" for none, "/" for a directory
+		file, want string // file: the content of reports/a.json, "" for none, "/" for a directory, "nested" for one in a directory below
 	}{
 		{string(b) + "}", "has more after its JSON document"},
-		{"", "matches no file"},
+		{"", `"reports/*.json" matches no file in the workspace: download the shards' reports into it first`},
+		{"nested", `"reports/*.json" matches no file, and reports/*/*.json matches 1: actions/download-artifact puts each artifact in a directory of its own; set reports: reports/*/*.json`},
 		{"/", "reports/a.json is a directory, not a report file: name the report files in it ("},
 	} {
 		t.Run(tc.want, func(t *testing.T) {
@@ -938,6 +939,11 @@ func TestActionMergeReportsAreInputs(t *testing.T) {
 			dir := filepath.Join(s.env["GITHUB_WORKSPACE"], "reports")
 			switch tc.file {
 			case "":
+			case "nested":
+				os.MkdirAll(filepath.Join(dir, "vigiles-report-0"), 0o755)
+				if err := os.WriteFile(filepath.Join(dir, "vigiles-report-0", "a.json"), b, 0o644); err != nil {
+					t.Fatal(err)
+				}
 			case "/":
 				if err := os.MkdirAll(filepath.Join(dir, "a.json"), 0o755); err != nil {
 					t.Fatal(err)
