@@ -675,6 +675,13 @@ func runActionWith(ctx context.Context, args []string, getenv func(string) strin
 		ws = "."
 	}
 	dir := filepath.Join(ws, in.WorkDir)
+	if in.Command != "merge" && emptyDir(ws) {
+		// A job without actions/checkout: the runner makes the workspace,
+		// and nothing puts the repository there. test would say only that
+		// the policy file is missing, audit that it found no hooks, and
+		// either that working-directory does not exist where one is set.
+		return fail(stdout, 2, fmt.Errorf("the workspace %s is empty: nothing checked the repository out; add a step of actions/checkout before vigiles", ws))
+	}
 	// The paths the inputs name must stay inside the workspace where
 	// their symbolic links lead too, not only in their text (readInputs):
 	// the checkout under review chooses the links (workspace.go).
@@ -685,12 +692,6 @@ func runActionWith(ctx context.Context, args []string, getenv func(string) strin
 		if why := notADir(dir); why != "" {
 			return fail(stdout, 2, fmt.Errorf("input working-directory: %s %s in the workspace", in.WorkDir, why))
 		}
-	}
-	if in.Command != "merge" && emptyDir(ws) {
-		// A job without actions/checkout: the runner makes the workspace,
-		// and nothing puts the repository there. test would say only that
-		// the policy file is missing, and audit that it found no hooks.
-		return fail(stdout, 2, fmt.Errorf("the workspace %s is empty: nothing checked the repository out; add a step of actions/checkout before vigiles", ws))
 	}
 	// A config or baseline written from the workspace, repeating
 	// working-directory: the config not found (its hint sending the

@@ -12,11 +12,18 @@ import (
 // actions/checkout runs the action in an empty workspace. test said only
 // that the policy file was missing, and audit failed on finding no
 // hooks; both now say what is missing, the checkout, and exit 2 with
-// verdict error. merge reads downloaded reports, not a checkout.
+// verdict error, also where working-directory names a directory of the
+// repository (which the empty workspace lacks too). merge reads
+// downloaded reports, not a checkout.
 func TestActionEmptyWorkspaceNamesTheCheckout(t *testing.T) {
-	for _, command := range []string{"test", "audit"} {
-		t.Run(command, func(t *testing.T) {
-			s := newStep(t, map[string]string{"command": command})
+	for name, inputs := range map[string]map[string]string{
+		"test":                    {"command": "test"},
+		"audit":                   {"command": "audit"},
+		"test in a directory":     {"command": "test", "working-directory": "tools"},
+		"audit with its baseline": {"command": "audit", "working-directory": "tools", "baseline": ".vigiles/baseline.json"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			s := newStep(t, inputs)
 			ws := s.env["GITHUB_WORKSPACE"]
 			if err := os.RemoveAll(ws); err != nil {
 				t.Fatal(err)
