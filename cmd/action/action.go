@@ -1033,7 +1033,9 @@ func emptyDir(dir string) bool {
 // unknownInputs says, for each INPUT_* variable of env (NAME=value
 // entries) whose name is no input's that vigiles action or action.yml
 // reads, that it is not read, and the variable meant where one is near.
-// A value is never said: it could be a secret.
+// An input's name in lower or mixed case (INPUT_fail_level) is no
+// variable input reads either: their names are upper case. A value is
+// never said: it could be a secret.
 func unknownInputs(env []string) []string {
 	known := append([]string{"runtime", "image"}, actionInputNames...)
 	var out []string
@@ -1044,10 +1046,13 @@ func unknownInputs(env []string) []string {
 			continue
 		}
 		name := strings.ToLower(strings.ReplaceAll(n, "_", "-"))
-		if slices.Contains(known, name) {
+		if slices.Contains(known, name) && n == strings.ToUpper(n) {
 			continue
 		}
 		msg := fmt.Sprintf("%s is no input of vigiles action and is not read", annotate.OneLine(k))
+		if slices.Contains(known, name) {
+			msg = fmt.Sprintf("%s is not read: the inputs' variables are named in upper case", annotate.OneLine(k))
+		}
 		if c := closest(name, known); c != "" {
 			msg += fmt.Sprintf(": set INPUT_%s (the %s input) instead", strings.ToUpper(strings.ReplaceAll(c, "-", "_")), c)
 		} else {

@@ -13,12 +13,14 @@ import (
 // itself in the image (docs/container.md) sets the INPUT_* variables by
 // hand, and one misspelt (INPUT_FAIL_LEVL) was read by nothing: its input
 // kept its default without a word. Each is a warning that names the
-// variable meant, never its value, and the step runs on; the variables
-// of every input, hyphens kept or made underscores, are no warning.
+// variable meant, never its value, and the step runs on; so is an
+// input's name in lower or mixed case (INPUT_fail_level), which input
+// reads no more than a misspelt one. The variables of every input, upper
+// case with hyphens kept or made underscores, are no warning.
 func TestActionUnknownInputVariableIsSaid(t *testing.T) {
 	s := newStep(t, map[string]string{"command": "test", "check-run": "false"})
 	env := []string{
-		"INPUT_FAIL_LEVL=secret-looking-value", "INPUT_COMAND=audit", "INPUT_ZZZ=1",
+		"INPUT_FAIL_LEVL=secret-looking-value", "INPUT_COMAND=audit", "INPUT_ZZZ=1", "INPUT_fail_level=none", "INPUT_Jobs=1",
 		"INPUT_COMMAND=test", "INPUT_WORKING-DIRECTORY=.", "INPUT_HOOK_LOGS=false", "INPUT_RUNTIME=container", "INPUT_IMAGE=x",
 		"PATH=/usr/bin", "MY_INPUT_X=1",
 	}
@@ -37,7 +39,9 @@ func TestActionUnknownInputVariableIsSaid(t *testing.T) {
 	want := []string{
 		"INPUT_COMAND is no input of vigiles action and is not read: set INPUT_COMMAND (the command input) instead",
 		"INPUT_FAIL_LEVL is no input of vigiles action and is not read: set INPUT_FAIL_LEVEL (the fail-level input) instead",
+		"INPUT_Jobs is not read: the inputs' variables are named in upper case: set INPUT_JOBS (the jobs input) instead",
 		"INPUT_ZZZ is no input of vigiles action and is not read: vigiles action --help lists the inputs",
+		"INPUT_fail_level is not read: the inputs' variables are named in upper case: set INPUT_FAIL_LEVEL (the fail-level input) instead",
 	}
 	if strings.Join(warnings, "\n") != strings.Join(want, "\n") {
 		t.Errorf("warnings:\n%s\nwant:\n%s", strings.Join(warnings, "\n"), strings.Join(want, "\n"))
