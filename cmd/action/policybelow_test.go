@@ -77,3 +77,30 @@ func TestActionPolicyBelowTheWorkspaceIsNamed(t *testing.T) {
 		}
 	}
 }
+
+// TestActionPoliciesBelowAreEachNamed: where several directories below
+// working-directory hold a policy file, each is named from the
+// workspace, working-directory's own directory before it, and none
+// deeper than three directories; a directory four deep is not looked in.
+func TestActionPoliciesBelowAreEachNamed(t *testing.T) {
+	s := newStep(t, map[string]string{"check-run": "false", "working-directory": "sub"})
+	ws := s.env["GITHUB_WORKSPACE"]
+	if err := os.RemoveAll(ws); err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range []string{"sub/a", "sub/a0/h/i/j", "sub/b/c", "sub/d/e/f"} {
+		if err := os.MkdirAll(filepath.Join(ws, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(ws, d, ".vigiles.yml"), []byte("version: 1\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	deps := actionDeps{test: runner.Test, audit: runner.Audit, executor: noRun, httpClient: s.srv.Client()}
+	err := runActionWith(context.Background(), nil, func(k string) string { return s.env[k] }, &s.stdout, &s.stderr, deps)
+	code := exitCode(err, &s.stderr, true)
+	const want = "there are some below it, in sub/a, sub/b/c, sub/d/e/f: set working-directory to the one to check (a step for each)"
+	if got := strings.ReplaceAll(s.stderr.String(), annotate.Colon, ":"); code != 2 || !strings.HasSuffix(strings.TrimSpace(got), want) {
+		t.Fatalf("exit %d, want 2 ending %q\n%s", code, want, got)
+	}
+}
