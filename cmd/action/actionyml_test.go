@@ -128,7 +128,8 @@ func TestActionInputNamesAreWhatIsRead(t *testing.T) {
 // docs/github-action.md (with action.yml's default where it has one),
 // vigiles action --help, what vigiles action reads (actionInputNames:
 // all but runtime and image, which only action.yml reads), and the
-// INPUT_* variables the vigiles step sets and passes into the container.
+// INPUT_* variables the vigiles step sets and passes into the container,
+// none of which vigiles action warns of as an unknown input.
 func TestActionInputsAgree(t *testing.T) {
 	b, err := os.ReadFile("../../action.yml")
 	if err != nil {
@@ -227,6 +228,15 @@ func TestActionInputsAgree(t *testing.T) {
 		if n, ok := strings.CutPrefix(v, "INPUT_"); ok && !read[strings.ToLower(strings.ReplaceAll(n, "_", "-"))] {
 			t.Errorf("the vigiles step passes %s, which is no input vigiles action reads", v)
 		}
+	}
+	// runtime: host runs vigiles action in the step's whole environment:
+	// no variable the step sets is one it warns of as read by nothing.
+	var stepEnv []string
+	for k, v := range step.Env {
+		stepEnv = append(stepEnv, k+"="+v)
+	}
+	for _, w := range unknownInputs(stepEnv) {
+		t.Errorf("the vigiles step sets a variable vigiles action warns of: %s", w)
 	}
 }
 
