@@ -806,20 +806,6 @@ func runActionWith(ctx context.Context, args []string, getenv func(string) strin
 			code = 2
 		}
 		err := withConfigHint(fmt.Errorf("vigiles %s: %w", in.Command, runErr), "the config input", ws)
-		if in.Config == "" && errors.Is(runErr, os.ErrNotExist) && errors.Is(runErr, runner.ErrNoConfig) {
-			// A repository whose policy file is in a directory of it
-			// (examples/.vigiles.yml): the working directory is that.
-			switch below := policiesBelow(dir); {
-			case len(below) == 1:
-				err = fmt.Errorf("%w; there is one below it, in %s: set working-directory: %s", err, below[0], path.Join(in.WorkDir, below[0]))
-			case len(below) > 1:
-				wd := make([]string, len(below))
-				for i, b := range below {
-					wd[i] = path.Join(in.WorkDir, b)
-				}
-				err = fmt.Errorf("%w; there are some below it, in %s: set working-directory to the one to check (a step for each)", err, strings.Join(wd, ", "))
-			}
-		}
 		return fail(stdout, code, err)
 	}
 	if in.Command != "merge" {
@@ -975,46 +961,6 @@ func mergeReports(ws string, globs []string) (*report.Report, error) {
 	}
 	return runner.Merge(reps...)
 }
-
-// policiesBelow returns the directories below dir, relative to it, at
-// most policiesBelowDepth deep and policiesBelowMax of them, that hold a
-// regular file named .vigiles.yml; hidden directories, node_modules and
-// symbolic links are not entered, and the walk stops after
-// policiesBelowEntries entries, so a large checkout costs little.
-func policiesBelow(dir string) []string {
-	var found []string
-	seen := 0
-	_ = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return nil
-		}
-		if seen++; seen > policiesBelowEntries || len(found) == policiesBelowMax {
-			return filepath.SkipAll
-		}
-		rel, rerr := filepath.Rel(dir, p)
-		if rerr != nil {
-			return nil
-		}
-		if d.IsDir() {
-			if rel != "." && (strings.HasPrefix(d.Name(), ".") || d.Name() == "node_modules" ||
-				strings.Count(filepath.ToSlash(rel), "/") >= policiesBelowDepth) {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if d.Name() == runner.DefaultConfig && d.Type().IsRegular() && filepath.Dir(rel) != "." {
-			found = append(found, filepath.ToSlash(filepath.Dir(rel)))
-		}
-		return nil
-	})
-	return found
-}
-
-const (
-	policiesBelowDepth   = 3
-	policiesBelowMax     = 3
-	policiesBelowEntries = 20000
-)
 
 // emptyDir says whether dir is a directory with no entry at all.
 func emptyDir(dir string) bool {

@@ -1389,3 +1389,28 @@ func TestUpdateBaselineNotWrittenSaysError(t *testing.T) {
 		}
 	}
 }
+
+// TestMissingPolicyNamesTheOnesBelow: vigiles test run at a repository's
+// root whose policy file is in a directory of it (examples/.vigiles.yml)
+// names that directory and the --dir that reads it, as the action names
+// the working-directory; several are listed.
+func TestMissingPolicyNamesTheOnesBelow(t *testing.T) {
+	withExecutor(t, fixedHooks())
+	root := writeFiles(t, map[string]string{"examples/.vigiles.yml": manyChecks(1)})
+	ex := filepath.Join(root, "examples")
+	want := fmt.Sprintf(`there is no policy file at %q (there is one below it, in %q: give --dir %q)`, filepath.Join(root, ".vigiles.yml"), ex, ex)
+	code, _, errs := runCLI(t, "test", "--dir", root, "-q")
+	if code != 2 || !strings.Contains(errs, want) {
+		t.Errorf("exit %d (want 2), stderr %q; want %q", code, errs, want)
+	}
+	if err := os.MkdirAll(filepath.Join(root, "tools"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, "tools", ".vigiles.yml"), []byte(manyChecks(1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	want = fmt.Sprintf(`(there are some below it, in %s, %s: give --dir for the one to check)`, ex, filepath.Join(root, "tools"))
+	if code, _, errs = runCLI(t, "test", "--dir", root, "-q"); code != 2 || !strings.Contains(errs, want) {
+		t.Errorf("exit %d (want 2), stderr %q; want %q", code, errs, want)
+	}
+}

@@ -464,6 +464,10 @@ func withConfigHint(err error, flag, top string) error {
 				} else {
 					what += fmt.Sprintf(" (there is one in %q, above it: the working-directory input names the repository)", above)
 				}
+			} else if filepath.Base(pe.Path) == runner.DefaultConfig {
+				// A repository whose policy file is in a directory of it
+				// (examples/.vigiles.yml): the work tree is that.
+				what += policiesBelowHint(filepath.Dir(pe.Path), flag, top)
 			}
 		} else {
 			what = fmt.Sprintf("the policy file %q cannot be read: %v", pe.Path, pe.Err)
@@ -473,6 +477,33 @@ func withConfigHint(err error, flag, top string) error {
 		}
 	}
 	return hinted{msg: what + "; name another with " + flag + ", or write one (examples/README.md in the vigiles repository describes the format, key by key)", err: err}
+}
+
+// policiesBelowHint names the directories below dir that hold a policy
+// file (policiesBelow), as the work tree to give: --dir (flag --config),
+// or the working-directory input, relative to the workspace top; "" where
+// none does.
+func policiesBelowHint(dir, flag, top string) string {
+	below := policiesBelow(dir)
+	if len(below) == 0 {
+		return ""
+	}
+	named := make([]string, len(below))
+	for i, b := range below {
+		named[i] = filepath.Join(dir, filepath.FromSlash(b))
+		if rel, ok := relInside(top, named[i]); flag != "--config" && ok {
+			named[i] = filepath.ToSlash(rel)
+		}
+	}
+	switch {
+	case flag == "--config" && len(named) == 1:
+		return fmt.Sprintf(" (there is one below it, in %q: give --dir %q)", named[0], named[0])
+	case flag == "--config":
+		return fmt.Sprintf(" (there are some below it, in %s: give --dir for the one to check)", strings.Join(named, ", "))
+	case len(named) == 1:
+		return fmt.Sprintf(" (there is one below it, in %s: set working-directory: %s)", named[0], named[0])
+	}
+	return fmt.Sprintf(" (there are some below it, in %s: set working-directory to the one to check, a step for each)", strings.Join(named, ", "))
 }
 
 // configFromHere is the mistake of a --config written from the current
@@ -580,6 +611,46 @@ func policyAbove(path, top string) string {
 		}
 	}
 }
+
+// policiesBelow returns the directories below dir, relative to it, at
+// most policiesBelowDepth deep and policiesBelowMax of them, that hold a
+// regular file named .vigiles.yml; hidden directories, node_modules and
+// symbolic links are not entered, and the walk stops after
+// policiesBelowEntries entries, so a large checkout costs little.
+func policiesBelow(dir string) []string {
+	var found []string
+	seen := 0
+	_ = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return nil
+		}
+		if seen++; seen > policiesBelowEntries || len(found) == policiesBelowMax {
+			return filepath.SkipAll
+		}
+		rel, rerr := filepath.Rel(dir, p)
+		if rerr != nil {
+			return nil
+		}
+		if d.IsDir() {
+			if rel != "." && (strings.HasPrefix(d.Name(), ".") || d.Name() == "node_modules" ||
+				strings.Count(filepath.ToSlash(rel), "/") >= policiesBelowDepth) {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if d.Name() == runner.DefaultConfig && d.Type().IsRegular() && filepath.Dir(rel) != "." {
+			found = append(found, filepath.ToSlash(filepath.Dir(rel)))
+		}
+		return nil
+	})
+	return found
+}
+
+const (
+	policiesBelowDepth   = 3
+	policiesBelowMax     = 3
+	policiesBelowEntries = 20000
+)
 
 // notADir says why p cannot be a work tree when that is the caller's
 // mistake ("does not exist", "is not a directory"), or "" when it is a
