@@ -14,12 +14,10 @@ import (
 // string for its path, its op and its kind, parsed a second time by
 // Write's UnmarshalJSON: gigabytes allocated, several times the list
 // held (docs/performance.md, "Through vigiles merge"). Here the list is
-// made once at its length, and an entry as vigiles writes it (a flat
-// object of plain strings, plainEntry) is read directly: a string for
-// its path, its op and kind the package's constants. Any other entry
-// (an escape, pathBytes, null, another key) goes to Write's own
-// UnmarshalJSON, as encoding/json would send it, and anything but a
-// list of valid JSON to encoding/json itself.
+// made once at its length, and each entry decoded by DecodeWrite, as the
+// broker decodes the list it reads from the init's pipe: a string for
+// its path, its op and kind the package's constants. Anything but a list
+// of valid JSON goes to encoding/json itself.
 func UnmarshalWrites(b []byte) ([]Write, error) {
 	b = bytes.TrimLeft(b, " \t\r\n")
 	if len(b) == 0 || b[0] != '[' || !json.Valid(b) {
@@ -29,16 +27,17 @@ func UnmarshalWrites(b []byte) ([]Write, error) {
 	}
 	ws := make([]Write, 0, countElements(b))
 	for e := range elements(b) {
-		w, ok := plainEntry(e)
-		if !ok {
-			if err := w.UnmarshalJSON(e); err != nil {
-				return nil, err
-			}
+		w, err := DecodeWrite(e, newString)
+		if err != nil {
+			return nil, err
 		}
 		ws = append(ws, w)
 	}
 	return ws, nil
 }
+
+// newString is v as a string of its own.
+func newString(v []byte) string { return string(v) }
 
 // countElements is the number of elements of the valid JSON list b.
 func countElements(b []byte) int {
@@ -97,70 +96,105 @@ func valueEnd(b []byte, i int) int {
 	return i
 }
 
-// plainEntry reads e as an object whose keys are a Write's and whose
-// values are strings, each with no escape and valid UTF-8 (strings whose
-// bytes are what they decode to), as encoding/json would decode it, or
-// says false for anything else. A key given twice is read as
-// encoding/json reads it: the last one counts.
-func plainEntry(e []byte) (Write, bool) {
+// DecodeWrite decodes e, one entry of a write record's list, as Write's
+// UnmarshalJSON does. An entry as vigiles writes it (a flat object of
+// plain strings, plainFields) is read directly, its strings (a path, a
+// link's target, a renamed file's old path, an op or kind of no known
+// word) made by str, which returns a string holding v's bytes (the
+// broker's pipe gives an arena's, shared by the whole list), and a known
+// op or kind as the package's constant, allocating nothing. str is given
+// nothing of an entry that is not plain: that goes to Write's own
+// UnmarshalJSON, as encoding/json would send it.
+func DecodeWrite(e []byte, str func(v []byte) string) (Write, error) {
 	var w Write
+	var f [maxWriteFields][2][]byte
+	k, ok := plainFields(e, &f)
+	if !ok {
+		err := w.UnmarshalJSON(e)
+		return w, err
+	}
+	// In order, so that of a key given twice the last counts, as
+	// encoding/json reads it.
+	for _, kv := range f[:k] {
+		v := kv[1]
+		switch string(kv[0]) {
+		case "path":
+			w.Path = str(v)
+		case "op":
+			w.Op = Op(known(v, str))
+		case "kind":
+			w.Kind = known(v, str)
+		case "target":
+			w.Target = str(v)
+		case "was":
+			w.Was = known(v, str)
+		case "from":
+			w.From = str(v)
+		}
+	}
+	return w, nil
+}
+
+// maxWriteFields is the most fields a plain entry has: path, op, kind,
+// target, was, from. One with more (a key given twice) is not plain.
+const maxWriteFields = 6
+
+// plainFields reads e as an object of at most maxWriteFields fields whose
+// keys are those of a Write and whose values are strings, each with no
+// escape and valid UTF-8: strings whose bytes are what they decode to.
+// It puts each key and value in f and says how many, or false for
+// anything else (pathBytes, null, a key encoding/json matches another
+// way).
+func plainFields(e []byte, f *[maxWriteFields][2][]byte) (int, bool) {
 	if len(e) < 2 || e[0] != '{' {
-		return w, false
+		return 0, false
 	}
 	i := skipSpace(e, 1)
 	if i < len(e) && e[i] == '}' {
-		return w, true
+		return 0, true
 	}
+	k := 0
 	for {
 		key, next, ok := plainString(e, i)
-		if !ok {
-			return w, false
+		if !ok || k == maxWriteFields {
+			return 0, false
+		}
+		switch string(key) {
+		case "path", "op", "kind", "target", "was", "from":
+		default:
+			return 0, false
 		}
 		i = skipSpace(e, next)
 		if i >= len(e) || e[i] != ':' {
-			return w, false
+			return 0, false
 		}
 		val, next, ok := plainString(e, skipSpace(e, i+1))
 		if !ok {
-			return w, false
+			return 0, false
 		}
-		switch string(key) {
-		case "path":
-			w.Path = string(val)
-		case "op":
-			w.Op = Op(known(val))
-		case "kind":
-			w.Kind = known(val)
-		case "target":
-			w.Target = string(val)
-		case "was":
-			w.Was = known(val)
-		case "from":
-			w.From = string(val)
-		default:
-			return w, false // pathBytes, or a key encoding/json matches another way
-		}
+		f[k] = [2][]byte{key, val}
+		k++
 		i = skipSpace(e, next)
 		switch {
 		case i < len(e) && e[i] == '}':
-			return w, true
+			return k, true
 		case i < len(e) && e[i] == ',':
 			i = skipSpace(e, i+1)
 		default:
-			return w, false
+			return 0, false
 		}
 	}
 }
 
 // known is v as one of the words an op or a kind is written with,
-// without allocating, or else as a string of its own.
-func known(v []byte) string {
+// without allocating, or else as str gives it.
+func known(v []byte, str func([]byte) string) string {
 	for _, s := range [...]string{string(OpCreate), string(OpModify), string(OpDelete), "file", "dir", "symlink", "other"} {
 		if string(v) == s {
 			return s
 		}
 	}
-	return string(v)
+	return str(v)
 }
 
 // plainString reads the JSON string at e[i]: its bytes between the

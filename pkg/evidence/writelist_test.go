@@ -77,3 +77,39 @@ func FuzzUnmarshalWrites(f *testing.F) {
 		checkUnmarshalWrites(t, b)
 	})
 }
+
+// TestDecodeWriteStrings: DecodeWrite, the broker's decoding of its
+// pipe's entries and UnmarshalWrites' both, takes the strings of a plain
+// entry from str (the broker's arena), its known ops and kinds from the
+// package's constants, and gives str nothing of an entry it hands to
+// Write's UnmarshalJSON, whose strings are then no arena's.
+func TestDecodeWriteStrings(t *testing.T) {
+	for _, tt := range []struct {
+		entry string
+		strs  []string // what str was given, in order
+	}{
+		{`{"path":"d/1","op":"create","kind":"file"}`, []string{"d/1"}},
+		{`{"path":"l","op":"modify","kind":"symlink","target":"../x","was":"dir","from":"o"}`, []string{"l", "../x", "o"}},
+		{`{"path":"a","op":"rename","kind":"weird"}`, []string{"a", "rename", "weird"}},
+		{`{"path":"a","path":"b","op":"create"}`, []string{"a", "b"}},
+		{`{}`, nil},
+		{`{"path":"a\"b","op":"create"}`, nil},
+		{`{"path":"a","op":"create","extra":1}`, nil},
+		{`{"path":"a","op":"create","kind":"file","target":"t","was":"dir","from":"f","path":"z"}`, nil},
+		{`{"path":"\ufffd","pathBytes":"/w==","op":"create"}`, nil},
+	} {
+		var got []string
+		w, err := DecodeWrite([]byte(tt.entry), func(v []byte) string {
+			got = append(got, string(v))
+			return string(v)
+		})
+		var want Write
+		wantErr := json.Unmarshal([]byte(tt.entry), &want)
+		if (err != nil) != (wantErr != nil) || !reflect.DeepEqual(w, want) {
+			t.Errorf("%s: %#v, %v; encoding/json decodes %#v, %v", tt.entry, w, err, want, wantErr)
+		}
+		if !reflect.DeepEqual(got, tt.strs) {
+			t.Errorf("%s: str given %q, want %q", tt.entry, got, tt.strs)
+		}
+	}
+}

@@ -2,153 +2,13 @@ package sandbox
 
 import (
 	"bufio"
-	"bytes"
 	"encoding/json"
 	"errors"
 	"io"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/vigiles/action/pkg/evidence"
 )
-
-// maxWriteFields is the most fields an entry of the plain form has: path,
-// op, kind, target, was, from.
-const maxWriteFields = 6
-
-// decodeWrite decodes the entry e of the write record's list. A command
-// can make a million entries; decoded by encoding/json, each would be a
-// string for its path, its op and its kind, and the list would grow by
-// doubling, so that a million files cost the broker hundreds of MiB
-// (docs/performance.md, "A write record of a million files"). An entry
-// as the init writes it (a flat object of plain strings) is read here:
-// its path, link target and renamed-from path strings of str (an
-// arena's, which they all share), its op and kind the package's
-// constants. Anything else (a string with an escape, pathBytes for a name
-// that is not UTF-8, a key of another form) is decoded by evidence.Write's
-// own UnmarshalJSON, as encoding/json would, so that the list is the same
-// either way.
-func decodeWrite(e []byte, str func([]byte) string) (evidence.Write, error) {
-	var w evidence.Write
-	var f [maxWriteFields][2][]byte
-	k, ok := plainFields(e, &f)
-	if !ok {
-		err := w.UnmarshalJSON(e)
-		return w, err
-	}
-	for _, kv := range f[:k] {
-		v := kv[1]
-		switch string(kv[0]) {
-		case "path":
-			w.Path = str(v)
-		case "op":
-			w.Op = evidence.Op(known(v, str))
-		case "kind":
-			w.Kind = known(v, str)
-		case "target":
-			w.Target = str(v)
-		case "was":
-			w.Was = known(v, str)
-		case "from":
-			w.From = str(v)
-		}
-	}
-	return w, nil
-}
-
-// known is v as one of the words an op or a kind is written with, without
-// allocating, or else as str gives it ("" for a nil str).
-func known(v []byte, str func([]byte) string) string {
-	for _, s := range [...]string{
-		string(evidence.OpCreate), string(evidence.OpModify), string(evidence.OpDelete),
-		"file", "dir", "symlink", "other",
-	} {
-		if string(v) == s {
-			return s
-		}
-	}
-	if str == nil {
-		return ""
-	}
-	return str(v)
-}
-
-// plainFields reads e as an object of at most maxWriteFields fields whose
-// keys are those of a Write and whose values are strings, each with no
-// escape and valid UTF-8: strings whose bytes are what they decode to.
-// It puts each key and value in f and says how many, or false for
-// anything else.
-func plainFields(e []byte, f *[maxWriteFields][2][]byte) (int, bool) {
-	if len(e) < 2 || e[0] != '{' {
-		return 0, false
-	}
-	i := skipSpace(e, 1)
-	if e[i] == '}' {
-		return 0, true
-	}
-	k := 0
-	for {
-		key, next, ok := plainString(e, i)
-		if !ok || k == maxWriteFields {
-			return 0, false
-		}
-		switch string(key) {
-		case "path", "op", "kind", "target", "was", "from":
-		default:
-			return 0, false
-		}
-		i = skipSpace(e, next)
-		if i >= len(e) || e[i] != ':' {
-			return 0, false
-		}
-		val, next, ok := plainString(e, skipSpace(e, i+1))
-		if !ok {
-			return 0, false
-		}
-		f[k] = [2][]byte{key, val}
-		k++
-		i = skipSpace(e, next)
-		switch {
-		case i < len(e) && e[i] == '}':
-			return k, true
-		case i < len(e) && e[i] == ',':
-			i = skipSpace(e, i+1)
-		default:
-			return 0, false
-		}
-	}
-}
-
-// plainString reads the JSON string at e[i]: its bytes between the
-// quotes and the index past it, or false where there is none, or it has an
-// escape or bytes that are not UTF-8 (which encoding/json would decode to
-// something else), or a control character (which it refuses).
-func plainString(e []byte, i int) (s []byte, next int, ok bool) {
-	if i >= len(e) || e[i] != '"' {
-		return nil, 0, false
-	}
-	end := bytes.IndexByte(e[i+1:], '"')
-	if end < 0 {
-		return nil, 0, false
-	}
-	s = e[i+1 : i+1+end]
-	for _, c := range s {
-		if c == '\\' || c < 0x20 {
-			return nil, 0, false
-		}
-	}
-	if !utf8.Valid(s) {
-		return nil, 0, false
-	}
-	return s, i + end + 2, true
-}
-
-func skipSpace(b []byte, i int) int {
-	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
-		i++
-	}
-	return i
-}
 
 // The init's result read from its pipe.
 //
@@ -373,7 +233,15 @@ func (s *resultScanner) space() error {
 const minWriteEntry = `{"path":"","op":""},`
 
 // list decodes the write record's list whose '[' was read, an entry at a
-// time (decodeWrite).
+// time. A command can make a million entries; decoded by encoding/json,
+// each would be a string for its path, its op and its kind, and the list
+// would grow by doubling, so that a million files cost the broker
+// hundreds of MiB (docs/performance.md, "A write record of a million
+// files"). Here the list is made at the size the init gave, and each
+// entry decoded by evidence.DecodeWrite, as encoding/json would decode
+// it: one as the init writes it (a flat object of plain strings) with
+// its path, link target and renamed-from path strings of one arena,
+// which they all share, its op and kind the package's constants.
 func (s *resultScanner) list() error {
 	// The sizes the init gave, trusted no further than the bytes a
 	// result may hold: each entry the init writes takes
@@ -396,7 +264,7 @@ func (s *resultScanner) list() error {
 		if err := s.readElem(); err != nil {
 			return err
 		}
-		w, err := decodeWrite(s.elem, str)
+		w, err := evidence.DecodeWrite(s.elem, str)
 		if err != nil {
 			return listError{err}
 		}
