@@ -582,8 +582,10 @@ func runInit(cfg initConfig, done func()) (res initResult) {
 	// The record: what the command left in the work tree, HOME and TMPDIR.
 	var writes []evidence.Write
 	var werr error
-	// The largest file the command wrote (fileSizeHit), and one place's.
-	var largest, grown int64
+	// Whether the command wrote a file up to the file-size limit
+	// (fileSizeHit), and one place's.
+	fileLimit := fileSizeLimit(cfg.Limits.WithDefaults().FileBytes)
+	var atLimit, hit bool
 	if method == "overlay" {
 		// Against what the command saw: the tree under the scrubbed
 		// configs, so that leaving one as it was is no write.
@@ -593,23 +595,23 @@ func runInit(cfg initConfig, done func()) (res initResult) {
 			werr = mountLowers(credsLayer+":"+lowerDir, before)
 		}
 		if werr == nil {
-			writes, largest, werr = readUpperSized(upper, lower, "", upperRoot)
+			writes, atLimit, werr = readUpperSized(upper, lower, "", upperRoot, fileLimit)
 		}
 	} else {
-		writes, largest, werr = snap.diffSized(scratchDir + "/copy")
+		writes, atLimit, werr = snap.diffSized(scratchDir+"/copy", fileLimit)
 	}
 	if werr == nil {
 		var hw, tw []evidence.Write
 		var sw []evidence.Write
-		hw, grown, werr = upperWritesSized(home, "~/")
-		largest = max(largest, grown)
+		hw, hit, werr = upperWritesSized(home, "~/", fileLimit)
+		atLimit = atLimit || hit
 		if werr == nil {
-			tw, grown, werr = upperWritesSized(tmp, "$TMPDIR/")
-			largest = max(largest, grown)
+			tw, hit, werr = upperWritesSized(tmp, "$TMPDIR/", fileLimit)
+			atLimit = atLimit || hit
 		}
 		if werr == nil {
-			sw, grown, werr = upperWritesSized(shm, sandboxShm+"/")
-			largest = max(largest, grown)
+			sw, hit, werr = upperWritesSized(shm, sandboxShm+"/", fileLimit)
+			atLimit = atLimit || hit
 		}
 		// The made files first: one the command removed is a delete
 		// beneath its made directories, which drop then places.
@@ -674,14 +676,14 @@ func runInit(cfg initConfig, done func()) (res initResult) {
 		r.LimitHit = scratchHit
 	}
 	if r.LimitHit == "" {
-		r.LimitHit = fileSizeHit(largest, cfg.Limits.WithDefaults().FileBytes)
+		r.LimitHit = fileSizeHit(atLimit)
 	}
 	return r
 }
 
 // fileSizeHit names the file-size limit where the command wrote a file
-// of largest bytes, at least the limit's (RLIMIT_FSIZE): a write that
-// crosses the limit is cut there, and fails with EFBIG. The kernel's
+// of the limit's size (RLIMIT_FSIZE; atLimit, record.atLimit): a write
+// that crosses the limit is cut there, and the next fails with EFBIG. The kernel's
 // SIGXFSZ, by which the reaper names the limit, ends only a command that
 // keeps the signal's default action; Python and Go ignore it, so that a
 // hook in either (or one that ignores or blocks the signal itself) meets
@@ -689,11 +691,22 @@ func runInit(cfg initConfig, done func()) (res initResult) {
 // that writes a large file and, where that succeeds, reaches a host left
 // a record that passed for whole, where Claude Code, which imposes no
 // such limit, would have seen the host reached.
-func fileSizeHit(largest int64, limit uint64) string {
-	if limit > 0 && largest >= 0 && uint64(largest) >= limit {
+// A file larger than the limit names nothing: the command cannot have
+// written it, only moved or linked one of the tree's.
+func fileSizeHit(atLimit bool) string {
+	if atLimit {
 		return "file-size"
 	}
 	return ""
+}
+
+// fileSizeLimit is the file-size limit of limit bytes as a file's size, 0
+// for none (RLIM_INFINITY, or past what a file's size holds).
+func fileSizeLimit(limit uint64) int64 {
+	if limit == 0 || limit > math.MaxInt64 {
+		return 0
+	}
+	return int64(limit)
 }
 
 // changed says whether the directory dir changed from the state before:

@@ -60,3 +60,28 @@ func TestFileSizeLimitMetQuietly(t *testing.T) {
 		}
 	}
 }
+
+// TestFileSizeLimitNotNamedByALargerFile: a file larger than the
+// file-size limit is none the command wrote (the limit, soft and hard,
+// cuts every write at it), so one of the tree it moved or linked (by the
+// copy method, where that copies nothing up) names no limit: the run met
+// none, and its record is whole.
+func TestFileSizeLimitNotNamedByALargerFile(t *testing.T) {
+	requireConfinement(t)
+	const limit = 1 << 20
+	for _, script := range []string{"mv big moved", "ln big linked", "mkdir d && mv big d/"} {
+		t.Run(script, func(t *testing.T) {
+			dir := makeTree(t, map[string]string{"big": strings.Repeat("x", limit+1)})
+			res := run(t, Spec{Dir: dir, WritesMethod: "copy", Limits: Limits{FileBytes: limit}, Command: sh(script)})
+			if res.Error != "" || res.ExitCode != 0 {
+				t.Fatalf("exit %d error %q stderr %q", res.ExitCode, res.Error, res.Stderr)
+			}
+			if len(res.Writes) == 0 {
+				t.Fatalf("no write recorded: %+v", res)
+			}
+			if res.LimitHit != "" {
+				t.Errorf("limitHit = %q, want none: the command wrote nothing up to the limit (writes %+v)", res.LimitHit, res.Writes)
+			}
+		})
+	}
+}

@@ -40,14 +40,15 @@ const sameContentMax = 1 << 20
 // the size of the lower tree (only paths present in upper are looked up
 // in lower).
 func upperWrites(upper, prefix string) ([]evidence.Write, error) {
-	ws, _, err := upperWritesSized(upper, prefix)
+	ws, _, err := upperWritesSized(upper, prefix, 0)
 	return ws, err
 }
 
-// upperWritesSized is upperWrites, and the size of the largest regular
-// file the run created there, or changed the size of (record.largest).
-func upperWritesSized(upper, prefix string) ([]evidence.Write, int64, error) {
-	return readUpperSized(upper, "", prefix, nil)
+// upperWritesSized is upperWrites, and whether a regular file the run
+// created there, or changed the size of, is of fileLimit bytes
+// (record.atLimit).
+func upperWritesSized(upper, prefix string, fileLimit int64) ([]evidence.Write, bool, error) {
+	return readUpperSized(upper, "", prefix, nil, fileLimit)
 }
 
 // readUpper is upperWrites with the lower directory explicit ("" when the
@@ -60,32 +61,33 @@ func upperWritesSized(upper, prefix string) ([]evidence.Write, int64, error) {
 // state prepareUpper gave it before the run: an upper root is always
 // there, changed or not.
 func readUpper(upper, lower, prefix string, root *rootState) ([]evidence.Write, error) {
-	ws, _, err := readUpperSized(upper, lower, prefix, root)
+	ws, _, err := readUpperSized(upper, lower, prefix, root, 0)
 	return ws, err
 }
 
-// readUpperSized is readUpper, and the size of the largest regular file
-// the run created or changed the size of (record.largest).
-func readUpperSized(upper, lower, prefix string, root *rootState) ([]evidence.Write, int64, error) {
+// readUpperSized is readUpper, and whether a regular file the run created
+// or changed the size of is of fileLimit bytes (record.atLimit).
+func readUpperSized(upper, lower, prefix string, root *rootState, fileLimit int64) ([]evidence.Write, bool, error) {
 	u, err := openDir(upper)
 	if err != nil {
-		return nil, 0, err
+		return nil, false, err
 	}
 	defer u.close()
 	var l *dirFD
 	if lower != "" {
 		if l, err = openDir(lower); err != nil {
-			return nil, 0, err
+			return nil, false, err
 		}
 		defer l.close()
 	}
 	w := &upperWalk{record: newRecord(prefix), whiteouts: lower != ""}
+	w.fileLimit = fileLimit
 	n, err := w.walk(u, l, true, nil)
 	if err != nil {
-		return nil, 0, fmt.Errorf("walking %s: %w", upper, err)
+		return nil, false, fmt.Errorf("walking %s: %w", upper, err)
 	}
 	if err := w.tooLarge(); err != nil {
-		return nil, 0, err
+		return nil, false, err
 	}
 	if l != nil {
 		w.rn.link(&w.record, overlaySides{upper: u.fd, lower: l.fd})
@@ -93,7 +95,7 @@ func readUpperSized(upper, lower, prefix string, root *rootState) ([]evidence.Wr
 	if before := root; before != nil && l != nil {
 		var st unix.Stat_t
 		if err := unix.Fstat(u.fd, &st); err != nil {
-			return nil, 0, fmt.Errorf("walking %s: %w", upper, err)
+			return nil, false, fmt.Errorf("walking %s: %w", upper, err)
 		}
 		now := metaOf(&st)
 		xattrsDiffer := func() bool {
@@ -105,7 +107,7 @@ func readUpperSized(upper, lower, prefix string, root *rootState) ([]evidence.Wr
 		}
 	}
 	sortWrites(w.out)
-	return w.out, w.largest, nil
+	return w.out, w.atLimit, nil
 }
 
 // upperWalk reads an upper directory against its lower one.
@@ -647,16 +649,16 @@ func takeSnapshot(root string) (snapshot, error) {
 // as ".". It reads the whole tree once; the snapshot's own entries are
 // looked up by name, so its cost follows the tree's size.
 func (s snapshot) diff(root string) ([]evidence.Write, error) {
-	ws, _, err := s.diffSized(root)
+	ws, _, err := s.diffSized(root, 0)
 	return ws, err
 }
 
-// diffSized is diff, and the size of the largest regular file the run
-// created or changed the size of (record.largest).
-func (s snapshot) diffSized(root string) ([]evidence.Write, int64, error) {
+// diffSized is diff, and whether a regular file the run created or
+// changed the size of is of fileLimit bytes (record.atLimit).
+func (s snapshot) diffSized(root string, fileLimit int64) ([]evidence.Write, bool, error) {
 	d, err := openDir(root)
 	if err != nil {
-		return nil, 0, err
+		return nil, false, err
 	}
 	defer d.close()
 	// The original, for a file whose ctime alone changed. Without it
@@ -668,12 +670,13 @@ func (s snapshot) diffSized(root string) ([]evidence.Write, int64, error) {
 		}
 	}
 	w := &copyWalk{record: newRecord(""), scrubbed: s.scrubbed, dirs: s.dirs, rn: renames{sameInode: true}}
+	w.fileLimit = fileLimit
 	n, err := w.walk(d, s.root, l, nil)
 	if err != nil {
-		return nil, 0, fmt.Errorf("walking %s: %w", root, err)
+		return nil, false, fmt.Errorf("walking %s: %w", root, err)
 	}
 	if err := w.tooLarge(); err != nil {
-		return nil, 0, err
+		return nil, false, err
 	}
 	lowerFD := -1
 	if l != nil {
@@ -682,13 +685,13 @@ func (s snapshot) diffSized(root string) ([]evidence.Write, int64, error) {
 	w.rn.link(&w.record, copySides{copy: d.fd, lower: lowerFD})
 	var st unix.Stat_t
 	if err := unix.Fstat(d.fd, &st); err != nil {
-		return nil, 0, err
+		return nil, false, err
 	}
 	if copyDirChanged(s.root.meta, metaOf(&st), d, l, n) {
 		w.out = append(w.out, evidence.Write{Path: ".", Op: evidence.OpModify, Kind: "dir"})
 	}
 	sortWrites(w.out)
-	return w.out, w.largest, nil
+	return w.out, w.atLimit, nil
 }
 
 // copyWalk reads the copy against its snapshot.
@@ -1500,23 +1503,27 @@ type record struct {
 	buf    []byte // directory entries
 	bytes  int    // of the paths in out, and of those left out
 	full   bool   // out has been cut: its paths passed maxResult
-	// largest is the size of the largest regular file the run created,
-	// or changed the size of (noteSize). A write that crosses
-	// RLIMIT_FSIZE is cut at the limit, so a file that reached it is
-	// the trace of a command that met the limit, though the limit's
-	// SIGXFSZ ended nothing: Python and Go ignore it, and their writes
-	// fail with EFBIG, which a hook may catch and go on quietly.
-	largest int64
+	// atLimit says a regular file the run created, or changed the size
+	// of (noteSize), is of fileLimit bytes (RLIMIT_FSIZE; 0: none
+	// looked for). A write that crosses the limit is cut there, and the
+	// next fails with EFBIG, so such a file is the trace of a command
+	// that met the limit, though the limit's SIGXFSZ ended nothing:
+	// Python and Go ignore it, and a hook may catch the error and go on
+	// quietly. A larger file is none: under the limit (soft and hard
+	// alike) the command cannot have written it, only moved or linked
+	// one of the tree's.
+	fileLimit int64
+	atLimit   bool
 }
 
 // noteSize notes the regular file of st, which the run created or which
 // replaced another kind (before < 0) or was before bytes long, for
-// largest: where its size changed. A file of the tree already as large
+// atLimit: where its size changed. A file of the tree already as large
 // as the limit, changed in place (a chmod, the copy method's), met no
 // limit.
 func (r *record) noteSize(st *unix.Stat_t, before int64) {
-	if st.Mode&unix.S_IFMT == unix.S_IFREG && st.Size != before {
-		r.largest = max(r.largest, st.Size)
+	if r.fileLimit > 0 && st.Size == r.fileLimit && st.Size != before && st.Mode&unix.S_IFMT == unix.S_IFREG {
+		r.atLimit = true
 	}
 }
 
