@@ -430,7 +430,12 @@ func TestHeadSHA(t *testing.T) {
 	// packed-refs; a linked work tree on it), the default branch
 	// (actions/checkout's default there), nothing (a merge job).
 	atHead, onBranch, packed, linked := filepath.Join(dir, "head"), filepath.Join(dir, "main"), filepath.Join(dir, "packed"), filepath.Join(dir, "linked")
+	// pull_request_target: GITHUB_SHA is the base's last commit.
+	const baseSHA = "4444444444444444444444444444444444444444"
+	atMerge, onBase := filepath.Join(dir, "merge"), filepath.Join(dir, "base")
 	for p, files := range map[string]map[string]string{
+		atMerge:  {".git/HEAD": mergeSHA + "\n"},
+		onBase:   {".git/HEAD": "ref: refs/heads/main\n", ".git/refs/heads/main": baseSHA + "\n"},
 		atHead:   {".git/HEAD": headSHA + "\n"},
 		onBranch: {".git/HEAD": "ref: refs/heads/main\n", ".git/refs/heads/main": mergeSHA + "\n"},
 		packed:   {".git/HEAD": "ref: refs/heads/pr\n", ".git/packed-refs": "# pack-refs with: peeled fully-peeled sorted\n" + headSHA + " refs/heads/pr\n"},
@@ -480,10 +485,11 @@ func TestHeadSHA(t *testing.T) {
 		{pr, mergeSHA, onBranch, headSHA, false, "pull_request"},
 		// pull_request_target: GITHUB_SHA is the base's last commit, which
 		// the job checks out unless told otherwise: the pull request's head
-		// only where that is what was checked.
+		// only where that, or its test merge, is what was checked.
 		{pr, mergeSHA, atHead, headSHA, false, "pull_request_target"},
-		{pr, mergeSHA, onBranch, mergeSHA, false, "pull_request_target"},
-		{pr, mergeSHA, "", mergeSHA, false, "pull_request_target"},
+		{pr, baseSHA, atMerge, headSHA, false, "pull_request_target"},
+		{pr, baseSHA, onBase, baseSHA, false, "pull_request_target"},
+		{pr, baseSHA, "", baseSHA, false, "pull_request_target"},
 		{push, mergeSHA, "", mergeSHA, false, ""},
 		{"", mergeSHA, "", mergeSHA, false, ""},
 		{bad, mergeSHA, "", "", true, ""},

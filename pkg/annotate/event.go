@@ -16,8 +16,9 @@ import (
 // pull request's head commit from the event payload at eventPath when the
 // event carries pull_request.head.sha (GITHUB_SHA is then the merge
 // commit, which reviewers never see), but on a pull_request_target event
-// (eventName, GITHUB_EVENT_NAME) only where that commit is the one checked
-// out at tree (GITHUB_SHA is then the base branch's last commit, which
+// (eventName, GITHUB_EVENT_NAME) only where that commit, or the test merge
+// of it (pull_request.merge_commit_sha), is the one checked out at tree
+// (GITHUB_SHA is then the base branch's last commit, which
 // actions/checkout checks out unless told otherwise: the base's result is
 // not the pull request's); on a workflow_run event, the commit
 // the triggering run ran on, workflow_run.head_sha, where that is the
@@ -39,6 +40,7 @@ func HeadSHA(eventName, eventPath, fallback, tree string) (string, error) {
 				Head struct {
 					SHA string `json:"sha"`
 				} `json:"head"`
+				MergeCommitSHA string `json:"merge_commit_sha"`
 			} `json:"pull_request"`
 			WorkflowRun *struct {
 				HeadSHA string `json:"head_sha"`
@@ -51,7 +53,14 @@ func HeadSHA(eventName, eventPath, fallback, tree string) (string, error) {
 			if !shaRE().MatchString(ev.PullRequest.Head.SHA) {
 				return "", fmt.Errorf("event payload: pull_request.head.sha %q: %w", oneLine(cut(ev.PullRequest.Head.SHA, 80)), ErrBadSHA)
 			}
-			if eventName != "pull_request_target" || checkedOut(tree) == ev.PullRequest.Head.SHA {
+			if eventName != "pull_request_target" {
+				return ev.PullRequest.Head.SHA, nil
+			}
+			// Checked out, the head, or the test merge of it that a
+			// pull_request event checks (refs/pull/N/merge).
+			switch c := checkedOut(tree); {
+			case c == "":
+			case c == ev.PullRequest.Head.SHA, c == ev.PullRequest.MergeCommitSHA:
 				return ev.PullRequest.Head.SHA, nil
 			}
 		}
