@@ -92,15 +92,16 @@ func run(bins []string, command, ns string, rounds int) error {
 		peaks := make([][]int64, len(bins))
 		docs := make([][]byte, len(bins))
 		var shards []string
+		shardDir := ""
 		if command == "merge" {
 			// Written once, by the first binary: every binary merges
-			// the same reports.
-			dir, err := os.MkdirTemp("", "vwritemem-shards-")
-			if err != nil {
+			// the same reports, which go once N is measured.
+			var err error
+			if shardDir, err = os.MkdirTemp("", "vwritemem-shards-"); err != nil {
 				return err
 			}
-			defer os.RemoveAll(dir)
-			if shards, err = writeShards(bins[0], dir, n); err != nil {
+			defer os.RemoveAll(shardDir) // on an error
+			if shards, err = writeShards(bins[0], shardDir, n); err != nil {
 				return fmt.Errorf("%s, %d files: writing the shards: %w", bins[0], n, err)
 			}
 		}
@@ -113,6 +114,9 @@ func run(bins []string, command, ns string, rounds int) error {
 				peaks[i] = append(peaks[i], kib)
 				docs[i] = doc
 			}
+		}
+		if shardDir != "" {
+			os.RemoveAll(shardDir)
 		}
 		row := fmt.Sprintf("| %d |", n)
 		first := median(peaks[0])
