@@ -79,7 +79,11 @@ func readHostState(t *testing.T) hostState {
 	}
 	tmp, _ := os.ReadDir(os.TempDir())
 	for _, e := range tmp {
-		if strings.HasPrefix(e.Name(), "vigiles-") {
+		// What this package makes there: pasta's directories. Other
+		// "vigiles-" names are other packages' test fixtures, which go
+		// test may be making beside these tests (pkg/sandbox's fake
+		// binaries).
+		if strings.HasPrefix(e.Name(), pastaDirName) {
 			s.tmp = append(s.tmp, e.Name())
 		}
 	}
