@@ -448,13 +448,18 @@ func checkBaselineInput(in actionInputs, dir string) error {
 	if sameFile(p, inDir(dir, config)) {
 		return badInputf("input baseline: %s is %s: the baseline is the JSON file update-baseline writes, such as %s; set baseline to that", in.Baseline, policy, runner.DefaultBaseline)
 	}
+	if fi, err := os.Stat(p); err == nil && fi.IsDir() {
+		// Read, it would be a baseline/invalid finding after every hook
+		// has run (as the CLI's --baseline, refused); written, the write
+		// would fail then (WhyNotBaseline leaves a directory to it).
+		what := "baseline is the file to compare with"
+		if in.UpdateBaseline {
+			what = "update-baseline writes the baseline file"
+		}
+		return badInputf("input baseline: %s is a directory, and %s: set baseline: %s", in.Baseline, what, inNamedDir(in.Baseline, path.Base(runner.DefaultBaseline)))
+	}
 	if !in.UpdateBaseline {
 		return nil
-	}
-	if fi, err := os.Stat(p); err == nil && fi.IsDir() {
-		// WhyNotBaseline leaves a directory to the write, which would
-		// fail only after every hook has run.
-		return badInputf("input baseline: %s is a directory, and update-baseline writes the baseline file: set baseline: %s", in.Baseline, inNamedDir(in.Baseline, path.Base(runner.DefaultBaseline)))
 	}
 	if why := runner.WhyNotBaseline(p); why != "" {
 		return badInputf("input update-baseline: it would overwrite %s, which is not a vigiles baseline (%s): set the baseline input to the baseline file, such as %s (one not there is made), or move that file away first", in.Baseline, why, runner.DefaultBaseline)

@@ -15,8 +15,9 @@ import (
 // TestActionFileInputNamingADirectory: a sarif or baseline input written
 // as a directory ("out/", ".vigiles/", or a directory that is there) is
 // said before any hook runs, with the file to name in it. Taken as it
-// was, "out/" made a file named out, and update-baseline into .vigiles/
-// failed only after every hook had run.
+// was, "out/" made a file named out, update-baseline into .vigiles/
+// failed only after every hook had run, and a baseline of a directory
+// was a baseline/invalid finding after them.
 func TestActionFileInputNamingADirectory(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
@@ -35,6 +36,9 @@ func TestActionFileInputNamingADirectory(t *testing.T) {
 			"input baseline: \"new/\" names a directory, and baseline is the file to compare with: set baseline: new/baseline.json"},
 		{"baseline to write of a directory that is there", map[string]string{"command": "audit", "baseline": "plugins", "update-baseline": "true"},
 			"input baseline: plugins is a directory, and update-baseline writes the baseline file: set baseline: plugins/baseline.json"},
+		// Read, it was a baseline/invalid finding after every hook ran.
+		{"baseline of a directory that is there", map[string]string{"command": "audit", "baseline": "plugins"},
+			"input baseline: plugins is a directory, and baseline is the file to compare with: set baseline: plugins/baseline.json"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tc.inputs["check-run"] = "false"
