@@ -570,6 +570,14 @@ func (e oneLineErr) Error() string {
 }
 func (e oneLineErr) Unwrap() error { return e.err }
 
+// ownAnnotations writes vigiles' own workflow commands (an error, a
+// warning or a notice of the step's, titled vigiles) to stdout, reading
+// no environment.
+func ownAnnotations(stdout io.Writer) *githubactions.Action {
+	return githubactions.New(githubactions.WithWriter(stdout), githubactions.WithGetenv(func(string) string { return "" })).
+		WithFieldsMap(map[string]string{"title": "vigiles"})
+}
+
 // fail ends the step with code, annotating err through an escaped
 // ::error:: command so it shows in the run's UI: one for each of several
 // problems, each also on a line of its own on stderr.
@@ -578,8 +586,7 @@ func fail(stdout io.Writer, code int, err error) error {
 	if !ok {
 		list = problems{err}
 	}
-	gh := githubactions.New(githubactions.WithWriter(stdout), githubactions.WithGetenv(func(string) string { return "" })).
-		WithFieldsMap(map[string]string{"title": "vigiles"})
+	gh := ownAnnotations(stdout)
 	var lines problems
 	for _, e := range list {
 		gh.Errorf("%s", annotate.InertLine(annotate.OneLine(e.Error())))
@@ -662,8 +669,7 @@ func runActionWith(ctx context.Context, args []string, getenv func(string) strin
 	}
 	unknown := unknownInputs(environ())
 	for _, w := range unknown {
-		githubactions.New(githubactions.WithWriter(stdout), githubactions.WithGetenv(func(string) string { return "" })).
-			WithFieldsMap(map[string]string{"title": "vigiles"}).Warningf("%s", annotate.InertLine(w))
+		ownAnnotations(stdout).Warningf("%s", annotate.InertLine(w))
 	}
 	in, err := readInputs(getenv)
 	// The token stays in this process only: drop it (and the runner's
@@ -762,9 +768,7 @@ func runActionWith(ctx context.Context, args []string, getenv func(string) strin
 		// The action compares with nothing unless told: a committed
 		// baseline left unnamed is a pass on nothing, said here.
 		if fi, err := os.Lstat(filepath.Join(dir, filepath.FromSlash(runner.DefaultBaseline))); err == nil && fi.Mode().IsRegular() {
-			githubactions.New(githubactions.WithWriter(stdout), githubactions.WithGetenv(func(string) string { return "" })).
-				WithFieldsMap(map[string]string{"title": "vigiles"}).
-				Noticef("%s is there, but the baseline input is empty, so this audit compares with nothing: set baseline: %s to compare with it", runner.DefaultBaseline, runner.DefaultBaseline)
+			ownAnnotations(stdout).Noticef("%s is there, but the baseline input is empty, so this audit compares with nothing: set baseline: %s to compare with it", runner.DefaultBaseline, runner.DefaultBaseline)
 			made.Notices++
 		}
 	}
