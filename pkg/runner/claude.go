@@ -2625,8 +2625,10 @@ func (c *claudeDisc) handler(ctx hookCtx, id, event, matcher string, hasMatcher 
 	if r, err := relTo(c.dir, projDir); err == nil && r != "." {
 		hook.ProjectDir = r
 	}
-	if r, err := relTo(c.dir, ctx.skillRoot); ctx.skillRoot != "" && err == nil {
-		hook.SkillRoot = r
+	if ctx.skillRoot != "" {
+		if r, err := relTo(c.dir, ctx.skillRoot); err == nil {
+			hook.SkillRoot = r
+		}
 	}
 	bad := false
 	if m, ok := h.member("type"); ok {

@@ -745,6 +745,7 @@ func (s *runSettings) one(ctx context.Context, p *plannedRun, pend Pending) exec
 	}
 	d := decideValue(p.Hook.Event, rulesFor(p.Hook.Event, p.Payload.Input), p.Payload.Tool, res, err)
 	backgrounded := false // an async hook that outlived its timeout, which Claude Code lets run on
+	timeout, _ := s.timeoutOf(p)
 	switch {
 	case err != nil || res == nil || !res.TimedOut || res.Error != "" || res.Tier == sandbox.TierRefused:
 	case p.Hook.Async && !p.Hook.Rewake:
@@ -752,7 +753,6 @@ func (s *runSettings) one(ctx context.Context, p *plannedRun, pend Pending) exec
 		// hook (the settings reference's "timeout" field; execCommandHook
 		// backgrounds it, which clears its timeout): the hook runs on
 		// past it, and the call went on without it from the start.
-		timeout, _ := s.timeoutOf(p)
 		backgrounded = true
 		d = Decision{Outcome: report.OutcomeAllowed, Reason: fmt.Sprintf("async: the agent does not wait for the hook, and Claude Code does not enforce an async hook's timeout, so it would have let the hook run on; vigiles ended it after %.0f ms, at %s (%s): what it did after that is not in the record",
 			res.DurationMs, timeout, s.waitedWhy(p))}
@@ -760,7 +760,6 @@ func (s *runSettings) one(ctx context.Context, p *plannedRun, pend Pending) exec
 		// Backgrounded at its first line, the hook is no longer timed
 		// by Claude Code, which lets it run on: vigiles ended it, and the
 		// run/timeout finding says that what came after is not recorded.
-		timeout, _ := s.timeoutOf(p)
 		d.Reason = fmt.Sprintf("%s; vigiles ended it after %.0f ms, at %s (%s), where Claude Code, which times no hook it has backgrounded, would have let it run on: what it did after that is not in the record",
 			d.Reason, res.DurationMs, timeout, s.waitedWhy(p))
 	default:
@@ -828,10 +827,9 @@ func (s *runSettings) one(ctx context.Context, p *plannedRun, pend Pending) exec
 			// any timeout of vigiles' ends it sooner, and no expectation
 			// over its record (no-egress, no-write) passes on what it did
 			// before.
-			timeout, _ := s.timeoutOf(p)
 			e.cutShort = "it was ended at " + timeout.String() + " (async: Claude Code times no hook it has backgrounded)"
 		}
-		e.ended, _ = s.timeoutOf(p)
+		e.ended = timeout
 		e.bound = s.boundOf(p)
 	}
 	if e.limit = LimitOf(res); e.limit != "" {
