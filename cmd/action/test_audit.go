@@ -986,9 +986,9 @@ func finishReport(name string, rep *report.Report, runErr error, format, output 
 		// people, who may cat the file in a later step of the job, and
 		// "#·#[" reads as "##[" does (a name a plugin chose, a file
 		// called "##[error]x", would be a command there).
-		var text bytes.Buffer
-		writeTextReportOf(&text, rep, runErr)
-		buf.WriteString(annotate.InertText(text.String()))
+		il := annotate.NewInertLines(&buf)
+		writeTextReportOf(il, rep, runErr)
+		il.Close()
 	}
 	if err != nil {
 		return exitWith(125, fmt.Errorf("%s: writing the %s report: %w", name, format, err))
