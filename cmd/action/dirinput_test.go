@@ -1,15 +1,12 @@
 package main
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/vigiles/action/pkg/annotate"
-	"github.com/vigiles/action/pkg/runner"
-	"github.com/vigiles/action/pkg/sandbox"
 )
 
 // TestActionFileInputNamingADirectory: a sarif or baseline input written
@@ -45,18 +42,12 @@ func TestActionFileInputNamingADirectory(t *testing.T) {
 			s := newStep(t, tc.inputs)
 			ws := s.env["GITHUB_WORKSPACE"]
 			before := listDir(t, ws)
-			var ran int
-			count := runner.ExecutorFunc(func(ctx context.Context, sp sandbox.Spec) (*sandbox.Result, error) {
-				ran++
-				return noRun(ctx, sp)
-			})
-			deps := actionDeps{test: runner.Test, audit: runner.Audit, executor: count, httpClient: s.srv.Client()}
-			err := runActionWith(context.Background(), nil, func(k string) string { return s.env[k] }, &s.stdout, &s.stderr, deps)
-			code := exitCode(err, &s.stderr, true)
+			s.run(t) // s.exec records any hook it is asked to run
+			code := s.exitCode
 			if got := strings.ReplaceAll(s.stderr.String(), annotate.Colon, ":"); code != 2 || !strings.Contains(got, tc.want) {
 				t.Errorf("exit %d, want 2 saying %q\n%s", code, tc.want, got)
 			}
-			if ran != 0 {
+			if ran := len(s.exec.specs); ran != 0 {
 				t.Errorf("%d hooks ran before the bad input was said", ran)
 			}
 			if after := listDir(t, ws); after != before {

@@ -299,17 +299,11 @@ func TestActionBaselineDirectoryIsCheckedFirst(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(s.env["GITHUB_WORKSPACE"], ".vigiles"), []byte("a file, not a directory"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	var ran int
-	count := runner.ExecutorFunc(func(ctx context.Context, sp sandbox.Spec) (*sandbox.Result, error) {
-		ran++
-		return noRun(ctx, sp)
-	})
-	deps := actionDeps{test: runner.Test, audit: runner.Audit, executor: count, httpClient: s.srv.Client()}
-	err := runActionWith(context.Background(), nil, func(k string) string { return s.env[k] }, &s.stdout, &s.stderr, deps)
-	if code := exitCode(err, &s.stderr, true); code != 2 || !strings.Contains(strings.ReplaceAll(s.stderr.String(), annotate.Colon, ":"), "input baseline: .vigiles/baseline.json") {
+	s.run(t) // s.exec records any hook it is asked to run
+	if code := s.exitCode; code != 2 || !strings.Contains(strings.ReplaceAll(s.stderr.String(), annotate.Colon, ":"), "input baseline: .vigiles/baseline.json") {
 		t.Errorf("exit %d, want 2 naming the input\n%s", code, s.stderr.String())
 	}
-	if ran != 0 {
+	if ran := len(s.exec.specs); ran != 0 {
 		t.Errorf("%d hooks ran before the bad input was said", ran)
 	}
 }
