@@ -50,11 +50,14 @@ func TestAuditWarnsOfLeftoverProcesses(t *testing.T) {
 }
 
 // listsTheChild says whether a run/lingered evidence lists the hook's
-// detached child: by its command line (nohup sleep 30, or sleep 30 once
-// it exec'd), or, listed while it exec'd, when the kernel shows an empty
-// command line, by its name (["nohup"], ["sleep"]).
+// detached child: by its command line (the shell's it forked from, nohup
+// sleep 30, or sleep 30 once it exec'd), or, listed while it exec'd, when
+// the kernel shows an empty command line, by its name: ["sh"] while the
+// forked shell execs nohup (the name changes only once the new program's
+// memory is in place), ["nohup"] while nohup execs sleep, ["sleep"].
 func listsTheChild(ev string) bool {
-	return strings.Contains(ev, "sleep 30") || strings.Contains(ev, `["nohup"]`) || strings.Contains(ev, `["sleep"]`)
+	return strings.Contains(ev, "sleep 30") ||
+		strings.Contains(ev, `["sh"]`) || strings.Contains(ev, `["nohup"]`) || strings.Contains(ev, `["sleep"]`)
 }
 
 // TestLingeredGroupedAcrossTools audits, confined, a PostToolUse hook whose
