@@ -60,9 +60,11 @@ func running(pid int) bool {
 // run's, and they are ended with the run: one in its process group, one
 // a job of its own group (set -m), one that moved to a session of its
 // own below a process of the run's. A direct run's lingered list is not
-// "none" for want of looking.
+// "none" for want of looking. The linger gives each background shell
+// the time to exec its sleep: listed while it execs, it shows as ["sh"]
+// with an empty command line, which names no sleep.
 func TestDirectRunListsWhatItLeft(t *testing.T) {
-	res := runTrusted(t, Spec{Command: sh(`sleep 29.71 & (set -m; sleep 29.72 & exit 0); ` +
+	res := runTrusted(t, Spec{Linger: 300 * time.Millisecond, Command: sh(`sleep 29.71 & (set -m; sleep 29.72 & exit 0); ` +
 		`(setsid sleep 29.73 & wait) & echo started`)})
 	if res.ExitCode != 0 || res.Stdout != "started\n" {
 		t.Fatalf("exit %d stdout %q stderr %q", res.ExitCode, res.Stdout, res.Stderr)
