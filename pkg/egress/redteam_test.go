@@ -47,8 +47,10 @@ func connectorPid(c io.Closer) int {
 }
 
 // hostState is what a run could leave on the host: its processes named
-// as the connectors, its nft tables, its links, vigiles' directories in
-// the temporary directory.
+// as the connectors (this test process's, or orphans: go test runs
+// other packages beside this one, whose runs start connectors of their
+// own), its nft tables, its links, vigiles' directories in the
+// temporary directory.
 type hostState struct {
 	procs  []string
 	tables string
@@ -65,7 +67,8 @@ func readHostState(t *testing.T) hostState {
 			continue
 		}
 		comm, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "comm"))
-		if c := strings.TrimSpace(string(comm)); c == "slirp4netns" || strings.HasPrefix(c, "pasta") || strings.HasPrefix(c, "passt") {
+		if c := strings.TrimSpace(string(comm)); (c == "slirp4netns" || strings.HasPrefix(c, "pasta") || strings.HasPrefix(c, "passt")) &&
+			ownOrOrphaned(e.Name()) {
 			s.procs = append(s.procs, e.Name())
 		}
 	}
@@ -79,11 +82,11 @@ func readHostState(t *testing.T) hostState {
 	}
 	tmp, _ := os.ReadDir(os.TempDir())
 	for _, e := range tmp {
-		// What this package makes there: pasta's directories. Other
-		// "vigiles-" names are other packages' test fixtures, which go
-		// test may be making beside these tests (pkg/sandbox's fake
-		// binaries).
-		if strings.HasPrefix(e.Name(), pastaDirName) {
+		// What this process makes there: pasta's directories, named by
+		// their owner. Other "vigiles-" names, and other processes'
+		// pasta directories, are other packages' runs and fixtures, which
+		// go test may be making beside these tests.
+		if strings.HasPrefix(e.Name(), pastaDirPrefix()) {
 			s.tmp = append(s.tmp, e.Name())
 		}
 	}
@@ -91,6 +94,44 @@ func readHostState(t *testing.T) hostState {
 }
 
 // leftOver says what after has that before had not.
+// ownOrOrphaned says whether the process pid is this test process's
+// descendant, or an orphan (its parent pid 1): not one that another
+// package's test process, running beside this one, started and still
+// holds.
+func ownOrOrphaned(pid string) bool {
+	self := os.Getpid()
+	for i := 0; i < 64; i++ {
+		ppid := parentOf(pid)
+		switch {
+		case ppid == self:
+			return true
+		case ppid <= 1:
+			return i == 0 // orphaned; or reached the top through others
+		}
+		pid = strconv.Itoa(ppid)
+	}
+	return false
+}
+
+// parentOf is the parent pid of pid, 0 where it has ended.
+func parentOf(pid string) int {
+	st, err := os.ReadFile("/proc/" + pid + "/stat")
+	if err != nil {
+		return 0
+	}
+	// pid (comm) state ppid ...: comm may hold spaces and parentheses.
+	i := strings.LastIndexByte(string(st), ')')
+	if i < 0 {
+		return 0
+	}
+	f := strings.Fields(string(st[i+1:]))
+	if len(f) < 2 {
+		return 0
+	}
+	ppid, _ := strconv.Atoi(f[1])
+	return ppid
+}
+
 func leftOver(before, after []string) []string {
 	had := map[string]bool{}
 	for _, s := range before {
