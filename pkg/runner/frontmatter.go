@@ -929,6 +929,17 @@ func (c *claudeDisc) frontmatter(ctx hookCtx, fm []byte, place fmPlace) {
 			"%s: Claude Code ignores the hooks of a plugin's agent (it reads hooks, mcpServers and permissionMode only from a project's or a user's agent), so none of those declared here runs and a guard here protects nothing; vigiles lists them and does not run them: move them to the plugin's hooks/hooks.json, or the agent to .claude/agents", rel) {
 			c.agentWarns = append(c.agentWarns, agentWarn{finding: len(c.out.Findings) - 1, file: rel})
 		}
+	} else if ctx.agent && strings.Contains(agentName(name), ":") {
+		// A colon is kept for a plugin's agents (my-plugin:reviewer):
+		// Claude Code (2.1.218 and later) does not load a project's or
+		// a user's agent whose name holds one (sub-agents.md,
+		// "Supported frontmatter fields", name), so none of its hooks
+		// ever runs. Running them would pass a guard that never runs
+		// for one that works: they are listed, not run.
+		ctx.agentType = agentType(ctx, name)
+		ctx.ignored = colonAgentIgnored
+		c.find(RuleNotExecutable, report.SeverityWarning, at(name),
+			"%s: the agent's name %q holds a colon, which Claude Code keeps for a plugin's agents (my-plugin:reviewer): since 2.1.218 it does not load an agent file whose name holds one, so none of the hooks declared here runs and a guard here protects nothing; vigiles lists them and does not run them: name the agent without a colon", rel, ctx.agentType)
 	} else if ctx.agent {
 		ctx.agentType = agentType(ctx, name)
 		if m, ok := n.member(Stop); ok && n.Kind == jsonObject {
@@ -947,7 +958,7 @@ func (c *claudeDisc) frontmatter(ctx hookCtx, fm []byte, place fmPlace) {
 			}
 			if f := &c.out.Findings[i]; f.Severity != report.SeverityNotice {
 				f.Severity = report.SeverityNotice
-				f.Message += "; Claude Code ignores the hooks of a plugin's agent, so this changes nothing it runs"
+				f.Message += "; " + ignoredWhy[ctx.ignored] + ", so this changes nothing it runs"
 			}
 		}
 	}
@@ -1020,6 +1031,18 @@ func (c *claudeDisc) agentsReadElsewhere() {
 // pluginAgentIgnored is why the hooks a plugin's agent declares are listed,
 // not run (Hook.NotRun).
 const pluginAgentIgnored = "Claude Code ignores the hooks of a plugin's agent, so it does not run it"
+
+// colonAgentIgnored is why the hooks of a project's agent whose name
+// holds a colon, a file Claude Code does not load, are listed, not run
+// (Hook.NotRun).
+const colonAgentIgnored = "Claude Code does not load an agent whose name holds a colon, so it does not run it"
+
+// ignoredWhy says, by hookCtx.ignored, why Claude Code runs none of the
+// hooks of that context, for a finding among them.
+var ignoredWhy = map[string]string{
+	pluginAgentIgnored: "Claude Code ignores the hooks of a plugin's agent",
+	colonAgentIgnored:  "Claude Code does not load an agent whose name holds a colon",
+}
 
 // agentServers names the MCP servers a project's agent (ctx.file) defines
 // inline in its frontmatter's mcpServers, a list whose entries are each

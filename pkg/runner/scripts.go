@@ -160,10 +160,11 @@ func (sv *Server) dirs() (pluginRoot, projectDir string) {
 }
 
 // runs says whether Claude Code runs h's command: a command hook but a
-// plugin agent's, or a shell-form one that names ${user_config.*}, which
-// it never runs (settings that turn it off aside).
+// plugin agent's, one of an agent whose name holds a colon, or a
+// shell-form one that names ${user_config.*}, which it never runs
+// (settings that turn it off aside).
 func (h *Hook) runs() bool {
-	return h.Type == TypeCommand && h.NotRun != pluginAgentIgnored && h.NotRun != userConfigRefused
+	return h.Type == TypeCommand && h.NotRun != pluginAgentIgnored && h.NotRun != colonAgentIgnored && h.NotRun != userConfigRefused
 }
 
 // argvOf is h's exec-form argument vector (its command and args, as
