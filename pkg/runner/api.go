@@ -2205,7 +2205,8 @@ func (s *session) planCheck(c *Check) ([]*plannedRun, []report.Finding) {
 	if c.Command != "" {
 		hooks = []*Hook{{ID: "check:" + c.Name, Adapter: "claude", Plugin: checkPlugin, PluginRoot: ".", Event: c.Event, InPlugin: true,
 			Type: TypeCommand, Command: c.Command, Expanded: expandVars(c.Command, s.dir, s.dir), Location: c.HookLoc,
-			MatcherLocation: c.HookLoc, Trusted: c.Trusted, SettingsEnv: s.settingsOf("").env, PermissionMode: s.settingsOf("").mode}}
+			MatcherLocation: c.HookLoc, Trusted: c.Trusted, SettingsEnv: s.settingsOf("").env, PermissionMode: s.settingsOf("").mode,
+			MainAgent: s.settingsOf("").agent}}
 	} else {
 		var names []string
 		var listed, scoped []*Hook

@@ -217,6 +217,8 @@ type sessionSettings struct {
 	env     []string
 	// mode is the permission mode the session starts in (settingsMode).
 	mode string
+	// agent is the agent its main thread runs as (settingsAgent).
+	agent string
 	// ids holds, by "name@marketplace" key of enabledPlugins, the file
 	// whose false turns that ID off ("" where it is set true).
 	ids map[string]string
@@ -237,6 +239,7 @@ func (s *session) settingsOf(proj string) sessionSettings {
 	st.ids = idSwitches(files)
 	st.env = settingsEnv(files)
 	st.mode = settingsMode(files)
+	st.agent = settingsAgent(files)
 	st.files = files
 	if s.sessions == nil {
 		s.sessions = map[string]sessionSettings{}
@@ -270,6 +273,7 @@ func (s *session) applySettings() {
 		sw := s.settingsOf(proj)
 		h.SettingsEnv = sw.env
 		h.PermissionMode = sw.mode
+		h.MainAgent = sw.agent
 		all := sw.all
 		why, file := "", ""
 		off, offIn := s.pluginOff(sw, h)

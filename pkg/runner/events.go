@@ -901,11 +901,36 @@ func settingsMode(files []settingsFile) string {
 	return "default"
 }
 
+// settingsAgent is the agent the main thread of a session runs as, which
+// the "agent" of its settings files names (settings.local.json over
+// settings.json; the settings reference's "agent"): Claude Code then sends
+// it as agent_type in every hook's input (hooks.md, "Common input
+// fields": present when the session uses --agent, which the setting is
+// the default of). "" where no file sets it to a string, or the last
+// that does sets it empty: the main thread is Claude Code's default
+// agent. A value that is no string is passed over.
+func settingsAgent(files []settingsFile) string {
+	for i := len(files) - 1; i >= 0; i-- {
+		var a string
+		if raw, ok := files[i].keys["agent"]; ok && json.Unmarshal(raw, &a) == nil {
+			return a
+		}
+	}
+	return ""
+}
+
 // withMode is p with the permission mode of h's session (Hook.
 // PermissionMode) where p carries the default one: a payload of an event
 // that has no permission_mode, or another (PermissionDenied's auto), is
-// kept, and so is one over (a check's payload:) sets.
+// kept, and so is one over (a check's payload:) sets. Where the session's
+// main thread runs as an agent (Hook.MainAgent), p carries its type as
+// agent_type, unless it carries an agent's own (a subagent's, which
+// takes precedence, SubagentStart's and SubagentStop's among them) or
+// over sets one.
 func withMode(h *Hook, p Payload, over map[string]any) Payload {
+	if _, set := over["agent_type"]; !set && h.MainAgent != "" && p.Input["agent_type"] == nil {
+		p.Input["agent_type"] = h.MainAgent
+	}
 	if _, set := over["permission_mode"]; set || h.PermissionMode == "" || h.PermissionMode == "default" || p.Input["permission_mode"] != "default" {
 		return p
 	}

@@ -126,6 +126,10 @@ type Hook struct {
 	// starts in, as its settings' defaultMode sets it (settingsMode): the
 	// payloads' permission_mode.
 	PermissionMode string
+	// MainAgent is the agent the main thread of the hook's session runs
+	// as, which its settings' "agent" names (settingsAgent): the
+	// payloads' agent_type where they carry no agent's own.
+	MainAgent string
 	// relScript is, for a project hook, the first script of the project
 	// it runs by a path relative to the directory it runs in, and for a
 	// plugin's hook the first file of its plugin it runs so where the work

@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -67,5 +68,47 @@ func TestColonAgentHooksNotRun(t *testing.T) {
 	}
 	if rep.Verdict == report.VerdictFail {
 		t.Errorf("verdict %s: %v", rep.Verdict, findingLines(rep.Findings))
+	}
+}
+
+// TestSettingsAgentIsAgentType: a session whose settings name an agent
+// ("agent", settings.local.json over settings.json) runs its main thread
+// as that agent, and Claude Code sends its name as agent_type in every
+// hook's input, with no agent_id (hooks.md, "Common input fields"; the
+// settings reference's "agent"): a hook that tells the main thread by it
+// sees it in the audit too, in the real sandbox. A subagent's own type
+// takes precedence (SubagentStop's), and a session whose settings name
+// none (an empty name over another) sends no agent_type.
+func TestSettingsAgentIsAgentType(t *testing.T) {
+	const show = `sh -c 'tr , "\n" | grep -E "^\"agent_(type|id)\"" | tr "\n" " "'`
+	hooks := `{"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": ` + strconv.Quote(show) + `}]}],
+  "SubagentStop": [{"hooks": [{"type": "command", "command": ` + strconv.Quote(show) + `}]}]}`
+	sub := `"agent_id":"` + defaultAgentID + `" "agent_type":"general-purpose"`
+	for _, tc := range []struct {
+		name, project, local, pre string
+	}{
+		{"local over project", `, "agent": "other"`, `{"agent": "reviewer"}`, `"agent_type":"reviewer"`},
+		{"project", `, "agent": "reviewer"`, `{}`, `"agent_type":"reviewer"`},
+		{"empty over project", `, "agent": "other"`, `{"agent": ""}`, ``},
+		{"none", ``, `{}`, ``},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := makeTree(t, map[string]string{
+				".claude/settings.json":       hooks + tc.project + "}",
+				".claude/settings.local.json": tc.local,
+			})
+			sandboxtest.RequireConfinement(t)
+			rep, err := Audit(context.Background(), Options{Dir: dir})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := map[string]string{}
+			for _, r := range rep.Runs {
+				got[r.Event] = strings.TrimSpace(r.Stdout)
+			}
+			if got[PreToolUse] != tc.pre || got[SubagentStop] != sub {
+				t.Errorf("PreToolUse's agent fields %q, SubagentStop's %q; want %q and %q", got[PreToolUse], got[SubagentStop], tc.pre, sub)
+			}
+		})
 	}
 }
