@@ -892,7 +892,19 @@ func (c *claudeDisc) frontmatter(ctx hookCtx, fm []byte, place fmPlace) {
 				"event %q is at the top level of the frontmatter; Claude Code reads hooks only under \"hooks:\", so it runs none of these: indent them under hooks:", k.Value)
 		}
 	}
-	if servers != nil && ctx.agent && !ctx.isPlugin && ctx.inlineDecl == "" {
+	// A colon is kept for a plugin's agents (my-plugin:reviewer): Claude
+	// Code (2.1.218 and later) does not load a project's or a user's
+	// agent whose name holds one (sub-agents.md, "Supported frontmatter
+	// fields", name), so none of its hooks ever runs and none of its
+	// mcpServers starts. Running the hooks would pass a guard that never
+	// runs for one that works: they are listed, not run, and the servers
+	// are not named.
+	colon := ctx.agent && !ctx.isPlugin && strings.Contains(agentName(name), ":")
+	if rep, _ := repeatedKey(root); colon && rep == nil && (hooks != nil && !isYAMLNull(hooks) || servers != nil && !isYAMLNull(servers)) {
+		c.find(RuleNotExecutable, report.SeverityWarning, at(name),
+			"%s: the agent's name %q holds a colon, which Claude Code keeps for a plugin's agents (my-plugin:reviewer): since 2.1.218 it does not load an agent file whose name holds one, so none of the hooks declared here runs, nor does an MCP server its mcpServers defines start, and a guard here protects nothing; vigiles lists the hooks and does not run them: name the agent without a colon", rel, agentType(ctx, name))
+	}
+	if servers != nil && ctx.agent && !ctx.isPlugin && ctx.inlineDecl == "" && !colon {
 		if k, _ := repeatedKey(root); k == nil {
 			c.agentServers(ctx, servers, place)
 		}
@@ -929,17 +941,10 @@ func (c *claudeDisc) frontmatter(ctx hookCtx, fm []byte, place fmPlace) {
 			"%s: Claude Code ignores the hooks of a plugin's agent (it reads hooks, mcpServers and permissionMode only from a project's or a user's agent), so none of those declared here runs and a guard here protects nothing; vigiles lists them and does not run them: move them to the plugin's hooks/hooks.json, or the agent to .claude/agents", rel) {
 			c.agentWarns = append(c.agentWarns, agentWarn{finding: len(c.out.Findings) - 1, file: rel})
 		}
-	} else if ctx.agent && strings.Contains(agentName(name), ":") {
-		// A colon is kept for a plugin's agents (my-plugin:reviewer):
-		// Claude Code (2.1.218 and later) does not load a project's or
-		// a user's agent whose name holds one (sub-agents.md,
-		// "Supported frontmatter fields", name), so none of its hooks
-		// ever runs. Running them would pass a guard that never runs
-		// for one that works: they are listed, not run.
+	} else if colon {
+		// Said above, at the name.
 		ctx.agentType = agentType(ctx, name)
 		ctx.ignored = colonAgentIgnored
-		c.find(RuleNotExecutable, report.SeverityWarning, at(name),
-			"%s: the agent's name %q holds a colon, which Claude Code keeps for a plugin's agents (my-plugin:reviewer): since 2.1.218 it does not load an agent file whose name holds one, so none of the hooks declared here runs and a guard here protects nothing; vigiles lists them and does not run them: name the agent without a colon", rel, ctx.agentType)
 	} else if ctx.agent {
 		ctx.agentType = agentType(ctx, name)
 		if m, ok := n.member(Stop); ok && n.Kind == jsonObject {
@@ -1081,6 +1086,12 @@ func (c *claudeDisc) agentServers(ctx hookCtx, v *yaml.Node, place fmPlace) {
 		s.Agent = ctx.file
 	}
 	c.addProjectServers(ctx.projectDir, ctx.plugin, got.list)
+}
+
+// isYAMLNull says whether n is a null scalar ("hooks:" with nothing under
+// it), which declares nothing.
+func isYAMLNull(n *yaml.Node) bool {
+	return n.Kind == yaml.ScalarNode && n.ShortTag() == "!!null"
 }
 
 // agentType is the agent_type Claude Code gives the agent of ctx.file,

@@ -17,12 +17,13 @@ import (
 // them, not runs them (a guard there that blocks would pass for one that
 // works), with one warning at the name; what is wrong among them (a
 // script not there) is a notice, and no Stop-as-SubagentStop notice is
-// given. An agent named without one runs its hooks in the real sandbox.
+// given, nor is an MCP server its mcpServers defines, which never starts,
+// named. An agent named without one runs its hooks in the real sandbox.
 func TestColonAgentHooksNotRun(t *testing.T) {
 	dir := makeTree(t, map[string]string{
 		".claude/agents/ok.md": "---\nname: reviewer\ndescription: d\nhooks:\n" +
 			"  PreToolUse: [{matcher: Bash, hooks: [{type: command, command: echo ok}]}]\n---\nbody\n",
-		".claude/agents/team.md": "---\nname: team:reviewer\ndescription: d\nhooks:\n" +
+		".claude/agents/team.md": "---\nname: team:reviewer\ndescription: d\nmcpServers:\n  - db: {command: node, args: [db.js]}\nhooks:\n" +
 			"  PreToolUse: [{matcher: Bash, hooks: [{type: command, command: \"echo no >&2; exit 2\"}]}]\n" +
 			"  Stop: [{hooks: [{type: command, command: ./gone.sh}]}]\n---\nbody\n",
 	})
