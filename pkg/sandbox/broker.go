@@ -12,6 +12,7 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"os/user"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -606,8 +607,13 @@ func runConfined(ctx context.Context, spec Spec, bwrap, cwd string, gate *turnGa
 			if home != h {
 				named += " (" + h + ")"
 			}
+			if ownHomeIsTree(home, spec.Dir) {
+				// vigiles run from ~ itself: HOME is the caller's own,
+				// and the tree is the wrong one.
+				return fail(fmt.Errorf("%w: the work tree %s is the caller's home directory (HOME=%s), which a confined run hides from the command (its credentials); fix: run vigiles in the project's own directory (cd into it, or name it: %s)", ErrRefused, spec.Dir, home, workTreeFlags))
+			}
 			if filepath.IsAbs(home) {
-				other = ", or give a work tree that does not hold it (--workdir)"
+				other = ", or give a work tree that does not hold it (" + workTreeFlags + ")"
 			}
 			return fail(fmt.Errorf("%w: the work tree %s holds the caller's HOME=%s, which a confined run hides from the command (its credentials), and the tree is shown whole; fix: set HOME outside the work tree for vigiles (HOME=/home/$USER vigiles …; in a container, -e HOME=/root)%s", ErrRefused, spec.Dir, named, other))
 		}
@@ -626,10 +632,10 @@ func runConfined(ctx context.Context, spec Spec, bwrap, cwd string, gate *turnGa
 			{"PASSWORD_STORE_DIR", "its passwords"},
 		} {
 			if envNamesDir(os.Getenv(d.name), h) {
-				return fail(fmt.Errorf("%w: the work tree %s holds the caller's %s=%s (%s), which a confined run hides from the command (%s), and the tree is shown whole; fix: move %s out of the work tree (in a workflow's env, %s: ${{ runner.temp }}/%s), or give a work tree that does not hold it (--workdir)", ErrRefused, spec.Dir, d.name, os.Getenv(d.name), h, d.what, d.name, d.name, strings.ToLower(d.name)))
+				return fail(fmt.Errorf("%w: the work tree %s holds the caller's %s=%s (%s), which a confined run hides from the command (%s), and the tree is shown whole; fix: move %s out of the work tree (in a workflow's env, %s: ${{ runner.temp }}/%s), or give a work tree that does not hold it (%s)", ErrRefused, spec.Dir, d.name, os.Getenv(d.name), h, d.what, d.name, d.name, strings.ToLower(d.name), workTreeFlags))
 			}
 		}
-		return fail(fmt.Errorf("%w: the work tree %s holds %s, which a confined run hides from the command (a HOME, a TMPDIR, a runner's files, secrets), and the tree is shown whole; fix: give a directory that holds only the project (--workdir, or cd into it)", ErrRefused, spec.Dir, h))
+		return fail(fmt.Errorf("%w: the work tree %s holds %s, which a confined run hides from the command (a HOME, a TMPDIR, a runner's files, secrets), and the tree is shown whole; fix: give a directory that holds only the project (cd into it, or name it: %s)", ErrRefused, spec.Dir, h, workTreeFlags))
 	}
 	// A mount inside the tree is shown with it: one of a hidden path (the
 	// caller's HOME bind-mounted at TREE/h) would show what the mask
@@ -639,7 +645,7 @@ func runConfined(ctx context.Context, spec Spec, bwrap, cwd string, gate *turnGa
 		return fail(fmt.Errorf("%w: listing the file systems mounted inside the work tree: %w", ErrRefused, err))
 	}
 	if m, h, how := hiddenMountInTree(spec.Dir, view, maskFiles, mounts); m != "" {
-		return fail(fmt.Errorf("%w: the work tree %s has a file system mounted inside it (%s) whose source %s %s, which a confined run hides from the command (a HOME, a TMPDIR, a runner's files, secrets), and the tree is shown whole; fix: unmount it, or give a directory that holds only the project (--workdir, or cd into it)", ErrRefused, spec.Dir, mountList(spec.Dir, []string{m}), how, h))
+		return fail(fmt.Errorf("%w: the work tree %s has a file system mounted inside it (%s) whose source %s %s, which a confined run hides from the command (a HOME, a TMPDIR, a runner's files, secrets), and the tree is shown whole; fix: unmount it, or give a directory that holds only the project (cd into it, or name it: %s)", ErrRefused, spec.Dir, mountList(spec.Dir, []string{m}), how, h, workTreeFlags))
 	}
 	// Credential files the caller's environment names: in the tree the
 	// init shows them empty (in its layer above the tree); elsewhere,
@@ -711,8 +717,8 @@ func runConfined(ctx context.Context, spec Spec, bwrap, cwd string, gate *turnGa
 	if len(inside) > 0 {
 		switch {
 		case len(kernel) > 0:
-			return fail(fmt.Errorf("%w: the work tree %s has the host kernel's own file systems mounted inside it (%s, as a chroot has its proc, sys and dev for a build), which a copy of the tree would hand the command; fix: unmount them, or give a directory that holds only the project (--workdir)",
-				ErrRefused, spec.Dir, mountList(spec.Dir, kernel)))
+			return fail(fmt.Errorf("%w: the work tree %s has the host kernel's own file systems mounted inside it (%s, as a chroot has its proc, sys and dev for a build), which a copy of the tree would hand the command; fix: unmount them, or give a directory that holds only the project (%s)",
+				ErrRefused, spec.Dir, mountList(spec.Dir, kernel), workTreeFlags))
 		case treeByFD:
 			return fail(fmt.Errorf("%w: the work tree %s has file systems mounted inside it (%s), which the root-owned tree's id-mapped hand-over to an unprivileged sandbox leaves out (the command would see empty directories there); fix: unmount them, give the work tree a non-root owner (the sandbox then runs as that owner and records writes by copy), or accept a sandbox whose uid 0 is the host's root with --root-sandbox (config: defaults.root-sandbox: true)",
 				ErrRefused, spec.Dir, mountList(spec.Dir, inside)))
@@ -780,7 +786,7 @@ func runConfined(ctx context.Context, spec Spec, bwrap, cwd string, gate *turnGa
 	var beside []string
 	if ws := gitSearchRoot(spec.Dir, view, os.Getenv); ws != spec.Dir {
 		if beside, err = gitTreesUnder(ws, spec.Dir); err != nil {
-			return fail(fmt.Errorf("%w: searching the workspace for checkouts whose git credentials to hide: %w; fix: give a smaller work tree (--workdir)", ErrRefused, err))
+			return fail(fmt.Errorf("%w: searching the workspace for checkouts whose git credentials to hide: %w; fix: give a smaller work tree (%s)", ErrRefused, err, workTreeFlags))
 		}
 	}
 	gits, err := outsideGitConfigs(spec.Dir, beside, view)
@@ -1701,6 +1707,22 @@ func reapOrphan(childPid func() int) {
 // envNamesDir reports whether v, the value of a variable of the caller's
 // environment (a relative one against the working directory), names the
 // directory dir, which has its symlinks resolved.
+// workTreeFlags names the flag that gives each command its work tree, for
+// a refusal that asks for another: the sandbox serves them all.
+const workTreeFlags = "vigiles run --workdir DIR, vigiles test and audit --dir DIR"
+
+// ownHomeIsTree reports whether the work tree tree is the caller's HOME
+// itself and that HOME is the caller's own home directory, as the user
+// database names it: vigiles started in ~, not a HOME set to a project
+// (a container's -w /work -e HOME=/work).
+func ownHomeIsTree(home, tree string) bool {
+	if !envNamesDir(home, tree) {
+		return false
+	}
+	u, err := user.Current()
+	return err == nil && u.HomeDir != "" && envNamesDir(u.HomeDir, tree)
+}
+
 func envNamesDir(v, dir string) bool {
 	r, err := callerPath(v)
 	return err == nil && r == dir

@@ -866,7 +866,7 @@ type nestedGits struct {
 // covers (covered), can no longer be hidden, and the run is refused.
 func nestedGitsFor(cfg *initConfig, found nestedGits, tree string, covered []scrubbedConfig, v hostView) error {
 	if found.err != nil {
-		return fmt.Errorf("%w: searching the work tree for checkouts whose git credentials to hide: %v; fix: give a smaller work tree (--workdir)", ErrRefused, found.err)
+		return fmt.Errorf("%w: searching the work tree for checkouts whose git credentials to hide: %v; fix: give a smaller work tree (%s)", ErrRefused, found.err, workTreeFlags)
 	}
 	for _, n := range found.dirs {
 		if rel, err := filepath.Rel(tree, n); err == nil && filepath.IsLocal(rel) {
