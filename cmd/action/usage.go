@@ -161,6 +161,11 @@ func flagHint(fs *pflag.FlagSet, err error, args []string) string {
 		return " (did you mean --workdir?)"
 	case name == "workdir" && fs.Lookup("dir") != nil:
 		return " (did you mean --dir?)"
+	case (name == "baseline" || name == "update-baseline") && fs.Lookup("config") != nil && fs.Lookup("baseline") == nil:
+		// vigiles test: its checks hold or fail on their own.
+		return " (that is vigiles audit's; vigiles test runs the policy file's checks and compares with no baseline)"
+	case name == "config" && fs.Name() == "run":
+		return " (vigiles run reads no policy file, as vigiles test and audit do: each of its options is a flag)"
 	case policyKeys[name] != "" && fs.Lookup("config") != nil:
 		return fmt.Sprintf(" (that is vigiles run's; here %s sets it)", policyKeys[name])
 	}
