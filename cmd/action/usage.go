@@ -143,10 +143,16 @@ func flagHint(fs *pflag.FlagSet, err error, args []string) string {
 	if !ok {
 		return ""
 	}
+	// vigiles run and doctor print a JSON document of their own with
+	// --json: what it is, and its schema.
+	jsonWhat, jsonDoc := "the result", "the vigiles.run/v1 document"
+	if fs.Name() == "doctor" {
+		jsonWhat, jsonDoc = "its report", "the vigiles.doctor/v1 report"
+	}
 	if name == "output" && fs.Lookup("json") != nil {
-		// vigiles run: the report of test and audit has -o; a run's
-		// result is written where its stdout goes.
-		return " (vigiles run writes no file: --json prints the result on stdout, which > writes to one)"
+		// The report of test and audit has -o; the JSON of run and
+		// doctor is written where its stdout goes.
+		return fmt.Sprintf(" (vigiles %s writes no file: --json prints %s on stdout, which > writes to one)", fs.Name(), jsonWhat)
 	}
 	name, _, _ = strings.Cut(name, "=")
 	if name == "json" && fs.Lookup("format") != nil {
@@ -156,7 +162,7 @@ func flagHint(fs *pflag.FlagSet, err error, args []string) string {
 	// takes from the policy file.
 	switch {
 	case name == "format" && fs.Lookup("json") != nil:
-		return " (did you mean --json? it prints the vigiles.run/v1 document on stdout)"
+		return fmt.Sprintf(" (did you mean --json? it prints %s on stdout)", jsonDoc)
 	case name == "dir" && fs.Lookup("workdir") != nil:
 		return " (did you mean --workdir?)"
 	case name == "workdir" && fs.Lookup("dir") != nil:
