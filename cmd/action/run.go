@@ -236,6 +236,9 @@ func cmdRun(ctx context.Context, args []string, getenv func(string) string, stdi
 		}
 	} else {
 		printRunReport(ownText(stderr, getenv), res)
+		if hint := notRunHint(*workdir, command, res); hint != "" {
+			fmt.Fprintf(ownText(stderr, getenv), "vigiles: %s\n", hint)
+		}
 	}
 	if runErr != nil {
 		if *jsonOut || res.Refusal != "" || res.Error != "" {
