@@ -304,7 +304,7 @@ func checkRunFlags(fs *pflag.FlagSet, timeout, linger time.Duration, outputCap u
 		// directory the tree the command may change.
 		bad(`--workdir "": an empty path: leave --workdir out, or give --workdir ".", for the current directory`)
 	} else if workdir != "" {
-		if why := notADir(workdir); why != "" {
+		if why := notADirNear(workdir); why != "" {
 			bad("--workdir %q %s", workdir, why)
 		} else if why := unreadableTree(workdir); why != "" {
 			bad("--workdir %q %s", workdir, why)

@@ -218,7 +218,7 @@ func (c *commonFlags) validate(name string) error {
 	if c.output == "-" {
 		c.output = ""
 	}
-	if why := notADir(c.dir); why != "" {
+	if why := notADirNear(c.dir); why != "" {
 		if c.dir == "" {
 			why += ` (an empty path: leave --dir out, or give --dir ".", for the current directory)`
 		}
@@ -335,7 +335,10 @@ func withRunnerHints(err error, dir string) error {
 			// A declaration file named: its directory holds its hooks.
 			return hinted{msg: fmt.Sprintf("audit path %q is not a directory: a PATH names a directory, whose hooks the audit runs; name the one that holds it, %q", pe.Path, filepath.Dir(pe.Path)), err: err}
 		}
-		what := "does not exist"
+		what, meant := "does not exist", ""
+		if near := nearDir(filepath.Join(dir, pe.Path)); near != "" {
+			meant = fmt.Sprintf("; did you mean %q?", filepath.Join(filepath.Dir(pe.Path), filepath.Base(near)))
+		}
 		// A PATH is taken relative to --dir, not to the current directory.
 		where := ""
 		if at := filepath.Join(dir, pe.Path); !filepath.IsAbs(pe.Path) && at != pe.Path {
@@ -343,7 +346,7 @@ func withRunnerHints(err error, dir string) error {
 		} else if !filepath.IsAbs(pe.Path) {
 			where = " (a PATH is relative to --dir)"
 		}
-		return hinted{msg: fmt.Sprintf("audit path %q %s%s", pe.Path, what, where), err: err}
+		return hinted{msg: fmt.Sprintf("audit path %q %s%s%s", pe.Path, what, where, meant), err: err}
 	}
 	return err
 }

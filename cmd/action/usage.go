@@ -678,6 +678,53 @@ func notADir(p string) string {
 	return ""
 }
 
+// notADirNear is notADir with, for a p that is not there, the directory
+// beside it that p is a slip of, as it was written (--dir, --workdir).
+func notADirNear(p string) string {
+	why := notADir(p)
+	if why == "does not exist" {
+		if near := nearDir(p); near != "" {
+			why += fmt.Sprintf(" (did you mean %q?)", near)
+		}
+	}
+	return why
+}
+
+// nearDir is the directory beside p, which is not there, whose name is a
+// slip away from p's (exmaples for examples, plugins/bash-gard for
+// plugins/bash-guard), written as p is; "" where none is, or p's own
+// directory cannot be listed. Only the first nearDirEntries entries are
+// looked at.
+func nearDir(p string) string {
+	base := filepath.Base(p)
+	if p == "" || base == "." || base == ".." || base == "/" {
+		return ""
+	}
+	parent := filepath.Dir(p)
+	f, err := os.Open(parent)
+	if err != nil {
+		return ""
+	}
+	entries, _ := f.ReadDir(nearDirEntries)
+	f.Close()
+	var names []string
+	for _, e := range entries {
+		if e.IsDir() {
+			names = append(names, e.Name())
+		} else if e.Type()&fs.ModeSymlink != 0 {
+			if fi, err := os.Stat(filepath.Join(parent, e.Name())); err == nil && fi.IsDir() {
+				names = append(names, e.Name())
+			}
+		}
+	}
+	if near := closest(base, names); near != "" && near != base {
+		return filepath.Join(parent, near)
+	}
+	return ""
+}
+
+const nearDirEntries = 4096
+
 // unreadableTree says why p, a work tree (--dir, --workdir), cannot be
 // read by the user vigiles runs as, or "" when it can: a directory on its
 // path may not be searched, or p itself may not be listed or searched.
