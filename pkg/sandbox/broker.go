@@ -1704,10 +1704,7 @@ func reapOrphan(childPid func() int) {
 	}
 }
 
-// envNamesDir reports whether v, the value of a variable of the caller's
-// environment (a relative one against the working directory), names the
-// directory dir, which has its symlinks resolved.
-// workTreeFlags names the flag that gives each command its work tree, for
+// workTreeFlags names the flags that give each command its work tree, for
 // a refusal that asks for another: the sandbox serves them all.
 const workTreeFlags = "vigiles run --workdir DIR, vigiles test and audit --dir DIR"
 
@@ -1723,6 +1720,9 @@ func ownHomeIsTree(home, tree string) bool {
 	return err == nil && u.HomeDir != "" && envNamesDir(u.HomeDir, tree)
 }
 
+// envNamesDir reports whether v, the value of a variable of the caller's
+// environment (a relative one against the working directory), names the
+// directory dir, which has its symlinks resolved.
 func envNamesDir(v, dir string) bool {
 	r, err := callerPath(v)
 	return err == nil && r == dir
