@@ -37,7 +37,8 @@ type packetEvent struct {
 	dropped bool // prefix vigiles-drop (else vigiles-acc)
 	// local is an attempt at one of the namespace's own addresses that
 	// nothing there answered (prefix vigiles-lo): dst, proto and port are
-	// the address, protocol and port tried, read from the kernel's answer.
+	// the address, protocol and port tried, read from the kernel's answer
+	// (vigiles-lo-sent: from the attempt, which the kernel never answers).
 	local  bool
 	dst    netip.Addr
 	proto  string // l4Name's
@@ -359,6 +360,14 @@ func parseNFLOGPacket(b []byte) (packetEvent, bool) {
 	case logPrefixLocal:
 		ev.local = true
 		return ev, parseLocalAnswer(payload, &ev)
+	case logPrefixLocalSent:
+		// The attempt itself, which nothing answers: its destination is
+		// the address tried. A question in it went to the stub's port
+		// (which takes neither), not to another resolver.
+		ev.local = true
+		ok := parseIPPacket(payload, &ev)
+		ev.questions, ev.unread = nil, 0
+		return ev, ok
 	default:
 		return ev, false
 	}

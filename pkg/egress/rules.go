@@ -31,6 +31,10 @@ const (
 	// TCP connect, the port unreachable of a UDP datagram (nflog.go turns
 	// it back into the attempt).
 	logPrefixLocal = "vigiles-lo"
+	// logPrefixLocalSent logs an attempt at one of the namespace's own
+	// addresses that its kernel never answers (a signed SYN, a UDP
+	// datagram over IPv6 without a checksum): the packet itself, as sent.
+	logPrefixLocalSent = "vigiles-lo-sent"
 
 	// logSnaplen is how much of a logged packet NFLOG copies: the IP
 	// header (IPv4 options included, 60 bytes at most; an IPv6 fragment
@@ -76,6 +80,10 @@ const (
 	// tcpFlags masks the TCP flags a reset's match looks at (FIN, SYN,
 	// RST, PSH, ACK, URG).
 	tcpFlags = 0x3f
+	// TCP option kinds of a signed segment: TCP-MD5 (RFC 2385) and
+	// TCP-AO (RFC 5925).
+	tcpoptMD5 = 19
+	tcpoptAO  = 29
 
 	// Set names. allow4/6 hold addresses resolved for allowlisted names
 	// without a port; allowp4/6 address . protocol . port for names with
@@ -281,6 +289,35 @@ func buildRuleset(c *nftables.Conn, pol *policy) (*ruleset, error) {
 		&expr.Fib{Register: 1, FlagSADDR: true, ResultADDRTYPE: true},
 		&expr.Cmp{Op: expr.CmpOpNeq, Register: 1, Data: nativeU32(unix.RTN_LOCAL)},
 		drop()})...)
+
+	// Two attempts at the namespace's own addresses get no answer from
+	// its kernel where nothing takes them, so the rules above never see
+	// them: a SYN signed with TCP-MD5 or TCP-AO (TCP_MD5SIG,
+	// TCP_AO_ADD_KEY, no privilege needed), which a port without a
+	// socket holding its key does not reset (RFC 2385, RFC 5925), and a
+	// UDP datagram over IPv6 without a checksum (UDP_NO_CHECK6_TX, no
+	// privilege either), which is discarded where no socket takes one. A
+	// hook's signed connect to localhost:4000 (under Claude Code the
+	// host's service) or to 10.254.254.1 (another machine's address) left
+	// nothing in the record. Each is logged as it is sent (nflog.go reads
+	// the attempt from the packet itself) and dropped: what nothing
+	// answers could not be told from what something took, and nothing
+	// in the sandbox needs either. The client of a signed SYN ignores the
+	// unsigned reset the wall would send, so none is sent.
+	for _, kind := range []byte{tcpoptMD5, tcpoptAO} {
+		add(out, slices.Concat(isLocal, isTCP(), tcpSYN(), []expr.Any{
+			&expr.Exthdr{DestRegister: 1, Type: kind, Len: 1, Flags: unix.NFT_EXTHDR_F_PRESENT, Op: expr.ExthdrOpTcpopt},
+			&expr.Cmp{Op: expr.CmpOpEq, Register: 1, Data: []byte{1}},
+			logTo(logPrefixLocalSent), drop()})...)
+	}
+	add(out, slices.Concat(isLocal, []expr.Any{
+		&expr.Meta{Key: expr.MetaKeyNFPROTO, Register: 1},
+		&expr.Cmp{Op: expr.CmpOpEq, Register: 1, Data: []byte{unix.NFPROTO_IPV6}},
+		&expr.Meta{Key: expr.MetaKeyL4PROTO, Register: 1},
+		&expr.Cmp{Op: expr.CmpOpEq, Register: 1, Data: []byte{unix.IPPROTO_UDP}},
+		&expr.Payload{DestRegister: 1, Base: expr.PayloadBaseTransportHeader, Offset: 6, Len: 2},
+		&expr.Cmp{Op: expr.CmpOpEq, Register: 1, Data: []byte{0, 0}},
+		logTo(logPrefixLocalSent), drop()})...)
 
 	// Traffic to the namespace's own addresses (loopback, and the
 	// source address of the deny mode's route) never leaves it.
