@@ -5,6 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"net/netip"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/mdlayher/netlink"
@@ -121,9 +125,22 @@ func endOrphans(logf func(string, ...any)) error {
 }
 
 // orphans lists the namespace's TCP sockets in orphanStates that no
-// process holds (inode 0) and whose peer is not an address of the
-// namespace's own (traffic there never leaves it).
+// process holds and whose peer is not an address of the namespace's own
+// (traffic there never leaves it). Once the command is gone the only
+// process left in the namespace is this one, so a socket is held where
+// its inode is one of this process's descriptors. An inode alone does not
+// say so: a subflow of an MPTCP socket (IPPROTO_MPTCP, which needs no
+// privilege and falls back to TCP with a peer, or a connector, that does
+// not speak it) keeps the inode of the MPTCP socket it belongs to after
+// the command closed that, and goes on sending what it wrote; a hook that
+// wrote 8 MiB to an allowed host over one and exited was recorded as
+// 127 KB while the host got all of it. A socket whose descriptor is only
+// in flight in a unix socket is held by no process either.
 func orphans(c *netlink.Conn) ([]orphan, error) {
+	held, err := ownSockets()
+	if err != nil {
+		return nil, fmt.Errorf("listing the init's own sockets, to tell the command's closed connections from them (what they send after the counts is not counted): %v: %w", err, ErrIncomplete)
+	}
 	var out []orphan
 	for _, fam := range []byte{unix.AF_INET, unix.AF_INET6} {
 		req := make([]byte, inetDiagReqLen)
@@ -137,8 +154,8 @@ func orphans(c *netlink.Conn) ([]orphan, error) {
 			return nil, fmt.Errorf("listing the command's closed connections (what they send after the counts is not counted): %v: %w", err, ErrIncomplete)
 		}
 		for _, m := range msgs {
-			o, ok := parseOrphan(m.Data)
-			if ok && !isLocal(o.dst) { // loopback among them
+			o, ino, ok := parseDiagSocket(m.Data)
+			if ok && !held[ino] && !isLocal(o.dst) { // loopback among them
 				out = append(out, o)
 			}
 		}
@@ -147,18 +164,46 @@ func orphans(c *netlink.Conn) ([]orphan, error) {
 }
 
 // parseOrphan reads a struct inet_diag_msg; false unless it is a socket
-// no process holds.
+// with no inode, which no process holds.
 func parseOrphan(m []byte) (orphan, bool) {
-	if len(m) < inetDiagMsgLen || binary.NativeEndian.Uint32(m[inetDiagInode:]) != 0 {
-		return orphan{}, false
+	o, ino, ok := parseDiagSocket(m)
+	return o, ok && ino == 0
+}
+
+// parseDiagSocket reads a struct inet_diag_msg: the socket and its inode
+// (0 for one its owner closed).
+func parseDiagSocket(m []byte) (orphan, uint32, bool) {
+	if len(m) < inetDiagMsgLen {
+		return orphan{}, 0, false
 	}
 	dst, ok := diagDst(m)
 	if !ok {
-		return orphan{}, false
+		return orphan{}, 0, false
 	}
 	o := orphan{family: m[0], state: m[1], dst: dst}
 	copy(o.id[:], m[4:4+inetDiagIDLen])
-	return o, true
+	return o, binary.NativeEndian.Uint32(m[inetDiagInode:]), true
+}
+
+// ownSockets is the set of inodes of the sockets this process holds.
+func ownSockets() (map[uint32]bool, error) {
+	ents, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		return nil, err
+	}
+	held := map[uint32]bool{}
+	for _, e := range ents {
+		l, err := os.Readlink(filepath.Join("/proc/self/fd", e.Name()))
+		if err != nil {
+			continue // closed meanwhile (the directory's own descriptor)
+		}
+		if v, ok := strings.CutPrefix(l, "socket:["); ok {
+			if n, err := strconv.ParseUint(strings.TrimSuffix(v, "]"), 10, 32); err == nil {
+				held[uint32(n)] = true
+			}
+		}
+	}
+	return held, nil
 }
 
 // destroy ends one socket (the kernel resets its connection).
