@@ -319,6 +319,35 @@ func buildRuleset(c *nftables.Conn, pol *policy) (*ruleset, error) {
 		&expr.Cmp{Op: expr.CmpOpEq, Register: 1, Data: []byte{0, 0}},
 		logTo(logPrefixLocalSent), drop()})...)
 
+	// An echo request to one of the namespace's own addresses is always
+	// answered, by its kernel: a ping of deny mode's route address
+	// 10.254.254.1 or of a connector's tap address, each under Claude
+	// Code another machine's, left nothing in the record. Off the
+	// loopback (whose ping the host's kernel answers alike under Claude
+	// Code) it is logged as sent and dropped, as a connect there that
+	// nothing answered is recorded.
+	v6loopback := netip.IPv6Loopback().As16()
+	for _, e := range []struct {
+		nfproto byte
+		off     uint32
+		data    []byte
+		mask    []byte
+	}{
+		{unix.NFPROTO_IPV4, 16, []byte{127}, []byte{0xff}}, // not 127.0.0.0/8
+		{unix.NFPROTO_IPV6, 24, v6loopback[:], nil},        // not ::1
+	} {
+		dst := []expr.Any{&expr.Payload{DestRegister: 1, Base: expr.PayloadBaseNetworkHeader, Offset: e.off, Len: uint32(len(e.data))}}
+		if e.mask != nil {
+			dst = append(dst, &expr.Bitwise{SourceRegister: 1, DestRegister: 1, Len: uint32(len(e.data)), Mask: e.mask, Xor: make([]byte, len(e.data))})
+		}
+		add(out, slices.Concat(isLocal, []expr.Any{
+			&expr.Meta{Key: expr.MetaKeyNFPROTO, Register: 1},
+			&expr.Cmp{Op: expr.CmpOpEq, Register: 1, Data: []byte{e.nfproto}},
+		}, icmpEcho(e.nfproto, false), dst, []expr.Any{
+			&expr.Cmp{Op: expr.CmpOpNeq, Register: 1, Data: e.data},
+			logTo(logPrefixLocalSent), drop()})...)
+	}
+
 	// Traffic to the namespace's own addresses (loopback, and the
 	// source address of the deny mode's route) never leaves it.
 	add(out,

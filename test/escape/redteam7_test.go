@@ -12,7 +12,8 @@ import (
 // where no socket holds its key (RFC 2385), and a UDP datagram over IPv6
 // without a checksum (UDP_NO_CHECK6_TX, no privilege either), which is
 // discarded where no socket takes one. Each connect is non-blocking and
-// closed at once: one SYN.
+// closed at once: one SYN. It pings deny mode's route address, which its
+// kernel answers, and its loopback.
 const signedAndUncheckedClient = `import socket, struct
 A4, A6 = socket.AF_INET, socket.AF_INET6
 def md5key(fam, host):
@@ -34,6 +35,19 @@ def unchecked(host, port):
     s.sendto(b"x", (host, port))
     print("unchecked", host, port)
     s.close()
+def ping(fam, host):
+    s = socket.socket(fam, socket.SOCK_DGRAM, socket.IPPROTO_ICMP if fam == A4 else socket.IPPROTO_ICMPV6)
+    s.settimeout(1)
+    try:
+        s.sendto(bytes([8 if fam == A4 else 128]) + b"\0\0\0\0\0\0\1data", (host, 0))
+        s.recv(100)
+        print("ping answered", host)
+    except OSError as e:
+        print("ping", host, e)
+    s.close()
+ping(A4, "10.254.254.1")
+ping(A4, "127.0.0.1")
+ping(A6, "::1")
 signed(A4, "127.0.0.1", 4000)
 signed(A6, "::1", 4001)
 signed(A4, "10.254.254.1", 4002)
@@ -49,7 +63,9 @@ time.sleep(0.3)
 // so a hook that tried localhost:4000 so (under Claude Code the host's
 // service) or 10.254.254.1 (another machine's address) left nothing in
 // the record, and no-egress passed it. They are recorded as sent, each
-// once, in every mode, for every caller.
+// once, in every mode, for every caller. So is a ping of 10.254.254.1,
+// which the sandbox's kernel answered, where under Claude Code it goes
+// to another machine; a ping of the loopback is answered and no attempt.
 func TestSignedOrUncheckedLocalAttemptsAreRecorded(t *testing.T) {
 	requireBwrap(t)
 	requireTools(t, "python3")
@@ -85,11 +101,15 @@ func TestSignedOrUncheckedLocalAttemptsAreRecorded(t *testing.T) {
 					"loopback ::1 4001 tcp":         1,
 					"connect 10.254.254.1 4002 tcp": 1,
 					"loopback ::1 4003 udp":         1,
+					"connect 10.254.254.1 0 icmp":   1,
 				}
 				for _, e := range got.Egress {
 					k := fmt.Sprintf("%s %s %d %s", e.Via, e.IP, e.Port, e.Proto)
 					n, ok := want[k]
 					if !ok {
+						if e.Proto == "icmp" {
+							t.Errorf("%s: a ping of the loopback, which its kernel answers as the host's would, is no attempt", k)
+						}
 						continue
 					}
 					if e.Attempts != n || e.Allowed {
