@@ -20,7 +20,15 @@ import (
 func TestTimedOutRunListsWhatRanBesideTheMainProcess(t *testing.T) {
 	requireConfinement(t)
 	dir := makeTree(t, nil)
-	res := run(t, Spec{Dir: dir, Timeout: time.Second, Command: sh(`(sleep 1.5; echo x > late.txt) & exec sleep 60`)})
+	// The main process becomes sleep 60 once the subshell's sleep has
+	// exec'd (its command line read with builtins alone, so that nothing
+	// else runs beside it at the deadline): listed while it execs, the
+	// sleep shows as ["bash"]. The deadline is 5 s, not 1: a starved
+	// machine (3% of a core) had not forked the subshell in 1 s, and
+	// listed nothing; and the sleep outlasts any delay of the deadline.
+	res := run(t, Spec{Dir: dir, Timeout: 5 * time.Second, Command: sh(`(sleep 29.77; echo x > late.txt) & p=$!
+		until read -r c </proc/$p/task/$p/children && mapfile -td '' a </proc/$c/cmdline && [ "${a[*]}" = "sleep 29.77" ]; do :; done
+		exec sleep 60`)})
 	if !res.TimedOut || res.ExitCode != 137 {
 		t.Fatalf("timedOut %v exit %d, want a timed-out run", res.TimedOut, res.ExitCode)
 	}
@@ -30,7 +38,7 @@ func TestTimedOutRunListsWhatRanBesideTheMainProcess(t *testing.T) {
 		cmds = append(cmds, cmd)
 	}
 	// The subshell's script, one argument with spaces, is quoted.
-	if len(cmds) != 2 || !strings.HasPrefix(cmds[0], `/usr/bin/bash -c "(sleep 1.5`) && !strings.HasPrefix(cmds[0], `bash -c "(sleep 1.5`) || cmds[1] != "sleep 1.5" {
+	if len(cmds) != 2 || !strings.HasPrefix(cmds[0], `/usr/bin/bash -c "(sleep 29.77`) && !strings.HasPrefix(cmds[0], `bash -c "(sleep 29.77`) || cmds[1] != "sleep 29.77" {
 		t.Errorf("lingered %q, want the background subshell and its sleep (the main process, sleep 60, not listed)", res.Lingered)
 	}
 	alone := run(t, Spec{Dir: dir, Timeout: time.Second, Command: sh(`exec sleep 60`)})
