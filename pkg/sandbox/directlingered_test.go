@@ -45,6 +45,10 @@ func lingeredWith(res *Result, s string) (string, int) {
 	return "", 0
 }
 
+// execd is a bash function for a test's command: execd PID N returns once
+// process PID's command line is "sleep N", its exec done.
+const execd = `execd() { local a; until mapfile -td '' a </proc/$1/cmdline && [ "${a[*]}" = "sleep $2" ]; do sleep 0.01; done; }; `
+
 // running says whether pid is a process that has not ended (a zombie has).
 func running(pid int) bool {
 	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
@@ -60,12 +64,14 @@ func running(pid int) bool {
 // run's, and they are ended with the run: one in its process group, one
 // a job of its own group (set -m), one that moved to a session of its
 // own below a process of the run's. A direct run's lingered list is not
-// "none" for want of looking. The linger gives each background shell
-// the time to exec its sleep: listed while it execs, it shows as ["sh"]
-// with an empty command line, which names no sleep.
+// "none" for want of looking. The command exits once each background
+// shell has exec'd its sleep (execd): one listed while it execs shows as
+// ["sh"] with an empty command line, which names no sleep, and a linger
+// long enough for the exec is none on a loaded machine.
 func TestDirectRunListsWhatItLeft(t *testing.T) {
-	res := runTrusted(t, Spec{Linger: 300 * time.Millisecond, Command: sh(`sleep 29.71 & (set -m; sleep 29.72 & exit 0); ` +
-		`(setsid sleep 29.73 & wait) & echo started`)})
+	res := runTrusted(t, Spec{Command: sh(execd + `sleep 29.71 & execd $! 29.71; (set -m; sleep 29.72 & execd $! 29.72; exit 0); ` +
+		`(setsid sleep 29.73 & execd $! 29.73; : >setsid.ready; wait) & ` +
+		`until [ -e setsid.ready ]; do sleep 0.01; done; echo started`)})
 	if res.ExitCode != 0 || res.Stdout != "started\n" {
 		t.Fatalf("exit %d stdout %q stderr %q", res.ExitCode, res.Stdout, res.Stderr)
 	}
