@@ -188,8 +188,12 @@ func TestRunInTheOpenRefusesWhatOnlyASandboxHonours(t *testing.T) {
 		}
 	}
 	// A trusted command that leaves a process is a direct run that lists
-	// it: it outlives the linger and is ended then.
-	code, out, errs := runCLI(t, "run", "--json", "--workdir", dir, "--trusted", "--linger", "200ms", "--", "sh", "-c", "sleep 30 & exit 0")
+	// it: it outlives the linger and is ended then. The command exits once
+	// its sleep has exec'd: listed while it execs, the child shows as
+	// ["sh"], and a loaded machine can take longer than the linger to
+	// exec it.
+	code, out, errs := runCLI(t, "run", "--json", "--workdir", dir, "--trusted", "--linger", "200ms", "--", "sh", "-c",
+		`sleep 30 & p=$!; until [ "$(tr '\0' ' ' </proc/$p/cmdline)" = "sleep 30 " ]; do sleep 0.01; done; exit 0`)
 	if code != 0 || !strings.Contains(out, `"tier": "direct"`) || !strings.Contains(out, " sleep 30\"") {
 		t.Errorf("--trusted --linger 200ms of a command that leaves a sleep: exit %d, stdout %q, stderr %q; want a direct run that lists the sleep", code, out, errs)
 	}
