@@ -26,6 +26,8 @@ func TestLingerDoesNotStretchTheTimeout(t *testing.T) {
 		wrote, notWrote string
 		lingered        string // in the lingered list
 		maxDurationMs   float64
+		// timeout and linger are the run's, 1 s and 4 s where 0.
+		timeout, linger time.Duration
 	}{
 		{
 			name:          "a command still running is killed at its timeout",
@@ -42,16 +44,24 @@ func TestLingerDoesNotStretchTheTimeout(t *testing.T) {
 		{
 			// The child writes after the main process's timeout has
 			// passed, well within the linger: the linger runs from the
-			// main process's exit, not from its start.
+			// main process's exit, not from its start. The timeout is
+			// 3 s: the main process exits in time on a loaded machine
+			// too (a starved one had not at 1 s, and timed out).
 			name:     "leftovers of a command that exited in time get the whole linger",
-			command:  sh("(sleep 1.5; echo child > child.txt; sleep 30) >/dev/null 2>&1 & echo main done"),
+			command:  sh("(sleep 3.5; echo child > child.txt; sleep 30) >/dev/null 2>&1 & echo main done"),
+			timeout:  3 * time.Second,
+			linger:   6 * time.Second,
 			wrote:    "child.txt",
 			lingered: "sleep 30",
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := makeTree(t, nil)
-			res := run(t, Spec{Dir: dir, Timeout: time.Second, Linger: 4 * time.Second, Command: tc.command})
+			timeout, linger := time.Second, 4*time.Second
+			if tc.timeout > 0 {
+				timeout, linger = tc.timeout, tc.linger
+			}
+			res := run(t, Spec{Dir: dir, Timeout: timeout, Linger: linger, Command: tc.command})
 			if res.TimedOut != tc.timedOut {
 				t.Errorf("timedOut = %v, want %v (exit %d, %.0f ms, stderr %q)", res.TimedOut, tc.timedOut, res.ExitCode, res.DurationMs, res.Stderr)
 			}
