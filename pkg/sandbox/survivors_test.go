@@ -79,7 +79,9 @@ func hopper(n string) {
 // slips between the reads of a scan of /proc at the deadline; whether any
 // process is left is the kernel's answer (the reaper's and the main
 // process's children), so the run still lists one (the review passed
-// no-egress and no-write on such a hook 5 runs of 5).
+// no-egress and no-write on such a hook 5 runs of 5). The deadline is 3 s,
+// not 1: the hopper is this test binary, which under -race on a loaded
+// machine had not yet started hopping at 1 s, and left nothing to list.
 func TestTimedOutHopperIsNotMissed(t *testing.T) {
 	requireConfinement(t)
 	dir := makeTree(t, nil)
@@ -91,7 +93,7 @@ func TestTimedOutHopperIsNotMissed(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i := range 5 {
-		res := run(t, Spec{Dir: dir, Timeout: time.Second, Command: []string{"./hopper", hopperArg, "400"}})
+		res := run(t, Spec{Dir: dir, Timeout: 3 * time.Second, Command: []string{"./hopper", hopperArg, "400"}})
 		if !res.TimedOut || len(res.Lingered) == 0 {
 			t.Fatalf("run %d: timedOut %v lingered %q, want the hopper (or the kernel's word that something is left)", i, res.TimedOut, res.Lingered)
 		}
