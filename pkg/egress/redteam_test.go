@@ -47,10 +47,9 @@ func connectorPid(c io.Closer) int {
 }
 
 // hostState is what a run could leave on the host: its processes named
-// as the connectors (this test process's, or orphans: go test runs
-// other packages beside this one, whose runs start connectors of their
-// own), its nft tables, its links, vigiles' directories in the
-// temporary directory.
+// as the connectors (this test process's: go test runs other packages
+// beside this one, whose runs start connectors of their own), its nft
+// tables, its links, vigiles' directories in the temporary directory.
 type hostState struct {
 	procs  []string
 	tables string
@@ -68,7 +67,7 @@ func readHostState(t *testing.T) hostState {
 		}
 		comm, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "comm"))
 		if c := strings.TrimSpace(string(comm)); (c == "slirp4netns" || strings.HasPrefix(c, "pasta") || strings.HasPrefix(c, "passt")) &&
-			ownOrOrphaned(e.Name()) {
+			ofThisProcess(e.Name()) {
 			s.procs = append(s.procs, e.Name())
 		}
 	}
@@ -94,19 +93,22 @@ func readHostState(t *testing.T) hostState {
 }
 
 // leftOver says what after has that before had not.
-// ownOrOrphaned says whether the process pid is this test process's
-// descendant, or an orphan (its parent pid 1): not one that another
-// package's test process, running beside this one, started and still
-// holds.
-func ownOrOrphaned(pid string) bool {
+// ofThisProcess says whether the process pid is below this test
+// process, where this package's connectors run (each a child of the
+// test, or of its guard). Other packages' tests, which go test runs
+// beside this one, start connectors below their own processes, and those
+// of a run that is ending are orphans for a moment: neither is this
+// package's leftover. A connector of this run that outlived it is looked
+// for by its pid too (runRedteam), wherever it was reparented.
+func ofThisProcess(pid string) bool {
 	self := os.Getpid()
 	for i := 0; i < 64; i++ {
 		ppid := parentOf(pid)
-		switch {
-		case ppid == self:
+		if ppid == self {
 			return true
-		case ppid <= 1:
-			return i == 0 // orphaned; or reached the top through others
+		}
+		if ppid <= 1 {
+			return false
 		}
 		pid = strconv.Itoa(ppid)
 	}
