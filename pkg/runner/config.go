@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/big"
 	"path"
 	"regexp"
 	"regexp/syntax"
@@ -620,7 +621,11 @@ func (p *cfgParser) size(n *yaml.Node, what string) (uint64, bool) {
 	}
 	v, err := ParseSize(s)
 	if err != nil {
-		p.errAt(n, "%s: %v, found %q", what, err, s)
+		if meant := SizeMeant(s); meant != "" {
+			p.errAt(n, "%s: %v, found %q (did you mean %s?)", what, err, s, meant)
+		} else {
+			p.errAt(n, "%s: %v, found %q", what, err, s)
+		}
 		return 0, false
 	}
 	return v, true
@@ -681,6 +686,49 @@ func ParseSize(s string) (uint64, error) {
 		return 0, errors.New("too large")
 	}
 	return v * mult, nil
+}
+
+// SizeMeant is the size s means, written as ParseSize reads it, where s
+// is one ParseSize refuses only for the way it is written: a unit in
+// lower case (64k, 2gb, 512mib, 100b), or a number with a fraction that
+// is a whole number of bytes (1.5GiB is 1536MiB); "" for anything else.
+func SizeMeant(s string) string {
+	t := strings.TrimSpace(s)
+	i := strings.IndexFunc(t, func(r rune) bool { return (r < '0' || r > '9') && r != '.' })
+	if i <= 0 {
+		return ""
+	}
+	num, unit := t[:i], strings.ToLower(strings.TrimSpace(t[i:]))
+	shift := uint(0)
+	switch strings.TrimSuffix(strings.TrimSuffix(unit, "b"), "i") {
+	case "":
+		if unit != "b" {
+			return ""
+		}
+	case "k":
+		shift = 10
+	case "m":
+		shift = 20
+	case "g":
+		shift = 30
+	case "t":
+		shift = 40
+	default:
+		return ""
+	}
+	r, ok := new(big.Rat).SetString(num)
+	if !ok || r.Sign() <= 0 {
+		return ""
+	}
+	r.Mul(r, new(big.Rat).SetInt(new(big.Int).Lsh(big.NewInt(1), shift)))
+	if !r.IsInt() || !r.Num().IsUint64() {
+		return ""
+	}
+	meant := FormatSize(r.Num().Uint64())
+	if _, err := ParseSize(meant); err != nil {
+		return ""
+	}
+	return meant
 }
 
 func (p *cfgParser) strList(n *yaml.Node, what, want string) []string {

@@ -246,6 +246,22 @@ func TestLimitSizeZero(t *testing.T) {
 	}
 }
 
+// TestSizeWrittenOtherwise: a size in the policy file written with a
+// lower-case unit or a fraction that is a whole number of bytes is
+// refused, as on the command line, naming the size it means; one that
+// means none names none.
+func TestSizeWrittenOtherwise(t *testing.T) {
+	_, errs := configErrs(t, "defaults:\n  output-cap: 64k\n  limits: {memory: 1.5GiB, scratch: big}\nchecks:\n  - {name: c, command: x, expect: {allowed: true}}\n")
+	want := []string{
+		`.vigiles.yml:2:15: defaults.output-cap: want a size such as 1048576, 64KiB, 512MiB or 2GiB, found "64k" (did you mean 64KiB?)`,
+		`.vigiles.yml:3:20: limits.memory: want a size such as 1048576, 64KiB, 512MiB or 2GiB, found "1.5GiB" (did you mean 1536MiB?)`,
+		`.vigiles.yml:3:37: limits.scratch: want a size such as 1048576, 64KiB, 512MiB or 2GiB, found "big"`,
+	}
+	if diff := cmp.Diff(strings.Join(want, "\n"), errs); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+}
+
 // TestWritePatternsThatNeverMatch: a write glob no recorded path can match
 // (a trailing '/', "." or ".." segments, ${TMPDIR}, "~" or "~/" alone) is
 // refused, naming the form to write.
