@@ -814,8 +814,7 @@ func runActionWith(ctx context.Context, args []string, getenv func(string) strin
 		if isUsageMistake(runErr) || errors.Is(runErr, errBadInput) {
 			code = 2
 		}
-		err := withConfigHint(fmt.Errorf("vigiles %s: %w", in.Command, runErr), "the config input", ws)
-		return fail(stdout, code, err)
+		return fail(stdout, code, withConfigHint(fmt.Errorf("vigiles %s: %w", in.Command, runErr), "the config input", ws))
 	}
 	if in.Command != "merge" {
 		relativize(rep, dir, in.WorkDir)
