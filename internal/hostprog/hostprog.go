@@ -11,6 +11,7 @@
 package hostprog
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -331,4 +332,29 @@ func StartPastaGuarded(bin string, args []string, out io.Writer, start func(*exe
 		return nil, nil, err
 	}
 	return cmd, lifeW, nil
+}
+
+// SlirpFix names the fix for a slirp4netns that did not come up, read from
+// what it printed, or "" where that names no step vigiles knows. It reads
+// the failed step, never a warning: slirp4netns prints "WARNING: Support
+// for seccomp is experimental" on every start given --enable-seccomp (and
+// "seccomp: WARNING: can't add extra arch" where the kernel lacks one), a
+// failed start too, so "seccomp" alone names no failure; its own failures
+// name the step ("create_sandbox failed", "enable_seccomp failed"). The
+// tun device is opened before it confines itself, so its failure is read
+// first.
+func SlirpFix(said []byte) string {
+	switch {
+	case bytes.Contains(said, []byte("disable-dns")):
+		return "install slirp4netns 1.1.0 or later, built with libslirp 4.3.0 or later (it must turn off its own DNS forwarder, " +
+			"--disable-dns, which would answer the command with the host's resolver, around the allowlist), or use pasta (--connector pasta)"
+	case bytes.Contains(said, []byte("/dev/net/tun")):
+		return "slirp4netns must open /dev/net/tun: make it usable (chmod 0666 /dev/net/tun; it is 0666 on stock systems) " +
+			"or load the tun module (modprobe tun)"
+	case bytes.Contains(said, []byte("create_sandbox failed")) || bytes.Contains(said, []byte("enable_seccomp failed")):
+		return "slirp4netns must confine itself (--enable-sandbox: a mount namespace of its own; --enable-seccomp: " +
+			"a slirp4netns built with libseccomp), since it reads every packet of the command and vigiles does not run it " +
+			"with the caller's whole host: let it, or use pasta (--connector pasta)"
+	}
+	return ""
 }

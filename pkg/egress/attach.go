@@ -250,17 +250,8 @@ func startSlirp(ctx context.Context, bin string, pid int, userns, netns *os.File
 	case err := <-ready:
 		if err != nil {
 			s.closeAndWait() // its stderr is all read once it is reaped
-			if strings.Contains(stderr.String(), "disable-dns") {
-				return nil, fmt.Errorf("egress allow: this slirp4netns cannot turn off its DNS forwarder (--disable-dns needs "+
-					"slirp4netns 1.1.0 or later, built with libslirp 4.3.0 or later), which would answer the command with the "+
-					"host's resolver, around the allowlist: install a newer slirp4netns, or use --connector pasta (%s): %w",
-					stderr.String(), err)
-			}
-			if said := stderr.String(); strings.Contains(said, "create_sandbox") || strings.Contains(said, "seccomp") {
-				return nil, fmt.Errorf("egress allow: slirp4netns could not confine itself (--enable-sandbox, --enable-seccomp), "+
-					"and vigiles does not run it, which reads every packet of the command, with the caller's whole host: "+
-					"use --connector pasta, or a slirp4netns built with libseccomp on a host that lets it make a mount namespace (%s): %w",
-					said, err)
+			if fix := hostprog.SlirpFix([]byte(stderr.String())); fix != "" {
+				return nil, fmt.Errorf("egress allow: slirp4netns did not come up: %s (%s): %w", fix, stderr.String(), err)
 			}
 			return nil, fmt.Errorf("egress allow: slirp4netns did not come up (%s): %w", stderr.String(), err)
 		}

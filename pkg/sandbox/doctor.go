@@ -856,21 +856,8 @@ func keptTapDetail(err error) string {
 }
 
 func slirpFix(out []byte) string {
-	if bytes.Contains(out, []byte("disable-dns")) {
-		return "install slirp4netns 1.1.0 or later, built with libslirp 4.3.0 or later (it must turn off its own DNS forwarder, --disable-dns), or use pasta (--connector pasta)"
-	}
-	// Before the confinement's failures: slirp4netns opens the tun
-	// device before it confines itself, and prints "WARNING: Support for
-	// seccomp is experimental" whenever it is given --enable-seccomp, so
-	// "seccomp" alone names no failure. Its own failures name the step:
-	// "create_sandbox failed", "enable_seccomp failed".
-	if bytes.Contains(out, []byte("/dev/net/tun")) {
-		return "slirp4netns must open /dev/net/tun: make it usable (chmod 0666 /dev/net/tun; it is 0666 on stock systems) " +
-			"or load the tun module (modprobe tun)"
-	}
-	if bytes.Contains(out, []byte("create_sandbox")) || bytes.Contains(out, []byte("enable_seccomp")) {
-		return "slirp4netns must confine itself (--enable-sandbox: a mount namespace of its own; --enable-seccomp: " +
-			"a slirp4netns built with libseccomp): let it, or use pasta (--connector pasta)"
+	if fix := hostprog.SlirpFix(out); fix != "" {
+		return fix
 	}
 	return "check slirp4netns's message above; it needs /dev/net/tun and the tun module"
 }
