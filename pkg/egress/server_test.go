@@ -278,6 +278,18 @@ func newTestHosts(t *testing.T) *testHosts {
 			missing(t, tool+" (iproute2, util-linux)")
 		}
 	}
+	// Every test process's hosts have the same addresses, on a link of
+	// the host's own namespace: another go test of this package (a second
+	// checkout's) waits for this one's to be gone, not to route its
+	// packets to it. The lock goes last, once the link is removed.
+	lock, err := os.OpenFile(filepath.Join(os.TempDir(), "vigiles-egress-test-hosts.lock"), os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		t.Fatalf("the test hosts' lock: %v", err)
+	}
+	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX); err != nil {
+		t.Fatalf("the test hosts' lock: %v", err)
+	}
+	t.Cleanup(func() { lock.Close() })
 	var rb [3]byte
 	_, _ = rand.Read(rb[:])
 	id := hex.EncodeToString(rb[:])
@@ -293,7 +305,7 @@ func newTestHosts(t *testing.T) *testHosts {
 	out, _ := cmd.StdoutPipe()
 	goW, _ := cmd.StdinPipe()
 	runtime.LockOSThread() // Pdeathsig is tied to the starting thread
-	err := cmd.Start()
+	err = cmd.Start()
 	runtime.UnlockOSThread()
 	if err != nil {
 		t.Fatalf("starting the test servers: %v", err)
