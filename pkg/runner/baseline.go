@@ -136,8 +136,9 @@ type BaselineServer struct {
 	// root tells two plugins of one name apart).
 	Plugin  string `json:"plugin"`
 	Context string `json:"context"`
-	// Kind is mcp, lsp or monitor (Server.Kind), Name its name in its
-	// declaration.
+	// Kind is mcp, lsp, monitor, settings or mod (Server.Kind), Name its
+	// name in its declaration (a mod's: its module's path as its hooks
+	// file lists it).
 	Kind string `json:"kind"`
 	Name string `json:"name"`
 	// Type is an MCP or LSP server's (stdio, http, sse, ws, sse-ide,
@@ -2424,7 +2425,7 @@ func loadServers(v *jnode, bad func(jpos, string, ...any) error, field, prefix s
 	if v.Kind != jsonArray {
 		return nil, bad(v.Pos, `%q: want a list of the servers and monitors the baseline accepts, found %s`, field, v.Kind)
 	}
-	kinds, want := []string{ServerMCP, ServerLSP, ServerMonitor, ServerSettings}, "mcp, lsp, monitor or settings"
+	kinds, want := []string{ServerMCP, ServerLSP, ServerMonitor, ServerSettings, ServerMod}, "mcp, lsp, monitor, settings or mod"
 	if prefix == "project:" {
 		kinds, want = []string{ServerMCP, ServerSettings}, "mcp or settings"
 	}
@@ -2834,9 +2835,13 @@ func compareServerList(kept []BaselineServer, started []startedServer, offIdents
 			nowShown := cutBytes(shown(f), maxEvidence)
 			if len(olds) == 0 {
 				drift = append(drift, report.Drift{Hook: serverSubject(id), Kind: DriftServerAdded, Now: nowShown, Location: st.sv.Location})
+				starts := "starts unsandboxed"
+				if id.kind == ServerMod {
+					starts = "loads into its own process, unsandboxed,"
+				}
 				out = append(out, report.Finding{Rule: RuleDriftPrefix + DriftServerAdded, Severity: sev, Location: st.sv.Location, Title: "changed since the baseline",
-					Message: fmt.Sprintf("new %s %s of %s, not in the baseline, which Claude Code starts unsandboxed and vigiles does not run, so nothing of what it does is audited: %s",
-						what, name, plugin, shownName(clip(shown(f), maxServerLine))),
+					Message: fmt.Sprintf("new %s %s of %s, not in the baseline, which Claude Code %s and vigiles does not run, so nothing of what it does is audited: %s",
+						what, name, plugin, starts, shownName(clip(shown(f), maxServerLine))),
 					Evidence: "+ " + shownName(nowShown) + "\n"})
 				continue
 			}
@@ -2882,6 +2887,8 @@ func compareServerList(kept []BaselineServer, started []startedServer, offIdents
 			why = "the project's settings now turn it off, so Claude Code does not start it"
 		case project:
 			why = "the project declares it no more"
+		case off[id] && bs.Kind == ServerMod:
+			why = "its plugin is now turned off (enabledPlugins, or disableAllHooks), so Claude Code does not load it"
 		case off[id]:
 			why = "its plugin is now turned off under enabledPlugins, so Claude Code does not start it"
 		}

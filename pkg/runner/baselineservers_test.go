@@ -261,7 +261,7 @@ func TestBaselineServersRefused(t *testing.T) {
 		{`{}`, `"servers": want a list`},
 		{`null`, `"servers": want a list`},
 		{`[{"plugin": "a", "context": "plugin:a", "kind": "mcp", "name": "s", "starts": "x", "file": "a/.mcp.json", "env": "y"}]`, `"servers"[0]: unknown field "env"`},
-		{`[{"plugin": "a", "context": "plugin:a", "kind": "hook", "name": "s", "starts": "x", "file": "a/.mcp.json"}]`, `"kind" "hook": want mcp, lsp, monitor or settings`},
+		{`[{"plugin": "a", "context": "plugin:a", "kind": "hook", "name": "s", "starts": "x", "file": "a/.mcp.json"}]`, `"kind" "hook": want mcp, lsp, monitor, settings or mod`},
 		{`[{"plugin": "a", "context": "project:.", "kind": "mcp", "name": "s", "starts": "x", "file": "a/.mcp.json"}]`, `is no plugin's`},
 		{`[{"plugin": "a", "context": "plugin:a", "kind": "mcp", "name": "s", "starts": 1, "file": "a/.mcp.json"}]`, `"starts": want a string`},
 		{`[{"plugin": "a", "context": "plugin:a", "kind": "monitor", "name": "s", "starts": "x", "when": null, "file": "a/m.json"}]`, `"when": want a string`},

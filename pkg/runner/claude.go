@@ -2116,7 +2116,7 @@ func (c *claudeDisc) hooksDoc(ctx hookCtx, rel string, n *jnode) {
 	}
 	mods, hasMods := n.member("modules")
 	if hasMods {
-		c.hooksModules(rel, mods.Value)
+		c.hooksModules(ctx, rel, mods.Value)
 	}
 	h, ok := n.member("hooks")
 	if !ok && hasMods {
@@ -2279,29 +2279,6 @@ func (c *claudeDisc) skipBrokenPlugins() {
 		default:
 			f.Message += fmt.Sprintf("; Claude Code fails to load a plugin one of whose PreToolUse or PermissionRequest hooks cannot be loaded: none of plugin %s's hooks runs (vigiles lists its %d and runs none)", shownName(name), n)
 		}
-	}
-}
-
-// hooksModules warns of each module a plugin's hooks file lists under
-// "modules" (n): Claude Code's schema of the file takes a JavaScript
-// module there (one at most), exporting register(on), which it loads
-// into its own process and hands the hook events. vigiles runs no such
-// module, so nothing of what it does is recorded (RuleNotExecutable, as
-// for other hooks it does not run); a value of another form is a
-// discovery/wrong-type error.
-func (c *claudeDisc) hooksModules(rel string, n *jnode) {
-	if n.Kind != jsonArray {
-		c.find(RuleWrongType, report.SeverityError, c.loc(rel, n.Pos), "\"modules\": want an array of module paths, found %s", n.Kind)
-		return
-	}
-	for _, e := range n.Elems {
-		if e.Kind != jsonString {
-			c.find(RuleWrongType, report.SeverityError, c.loc(rel, e.Pos), "\"modules\" entries: want a path string, found %s", e.Kind)
-			continue
-		}
-		c.find(RuleNotExecutable, report.SeverityWarning, c.loc(rel, e.Pos),
-			"%s lists the hooks module %s: Claude Code loads such a JavaScript module (one exporting register(on)) into its own process and hands it the hook events, where it runs unsandboxed with Claude Code's own rights and may answer them as a hook does; vigiles does not run it, so nothing of what it does is recorded: review it by hand",
-			shownName(rel), shownName(e.Str))
 	}
 }
 

@@ -22,7 +22,7 @@ const maxNamedDeclaring = 5
 // the whole work tree) that Claude Code loads and that declares no hook:
 // the plugins, the projects' settings files that are there and their
 // skills, agents and commands directories that hold anything, and a count
-// of the servers and commands Claude Code runs itself (MCP, LSP, monitors,
+// of the servers and commands Claude Code runs itself (MCP, LSP, monitors, mods,
 // settings commands, skills' shell lines), each named in its own finding.
 // Empty where discovery read nothing there: the audit looked in the wrong
 // place, or the tree holds nothing of Claude Code's.

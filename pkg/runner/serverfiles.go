@@ -62,6 +62,10 @@ func (s *session) walkServer(sv *Server, dataDir string, hash bool) *fileWalk {
 	pluginRoot, projectDir := sv.dirs()
 	w := s.newFileWalk(pluginRoot, projectDir, hash)
 	switch {
+	case sv.Kind == ServerMod:
+		// Its hooks module, and what that imports of the plugin's.
+		w.add(sv.Command)
+		w.modImports(pluginRoot)
 	case sv.Kind == ServerMonitor || sv.Kind == ServerSettings:
 		w.line(sv.Command, projectDir, 0)
 	case sv.Type == "stdio":

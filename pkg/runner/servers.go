@@ -446,7 +446,7 @@ func (c *claudeDisc) countServer(loc report.Location) bool {
 		return true
 	}
 	if c.serverCount == maxServers+1 {
-		c.bound(loc, "more than %d MCP servers, LSP servers and monitors are declared, more than vigiles names in one discovery; Claude Code starts them all, so this one and those after it are not named", maxServers)
+		c.bound(loc, "more than %d MCP servers, LSP servers, monitors and mods are declared, more than vigiles names in one discovery; Claude Code starts or loads them all, so this one and those after it are not named", maxServers)
 	}
 	return false
 }
@@ -637,6 +637,8 @@ func (s *Server) message(dataDir string) string {
 		return s.settingsMessage()
 	case ServerSkillShell:
 		return s.skillShellMessage()
+	case ServerMod:
+		return s.modMessage()
 	}
 	plugin, name := s.declarer(), shownCut(s.Name, maxMonitorName)
 	when := "with every session"
@@ -758,7 +760,7 @@ func (s *Server) starts(dataDir string, tf treeForm) string {
 // startsUnquoted is starts of a server that is no stdio command line (a
 // monitor's command, a URL, a bundle), as the checkout has it.
 func (s *Server) startsUnquoted(dataDir string) string {
-	if s.Kind == ServerMonitor || s.Kind == ServerSettings {
+	if s.Kind == ServerMonitor || s.Kind == ServerSettings || s.Kind == ServerMod {
 		return s.Command
 	}
 	switch s.Type {
@@ -810,6 +812,8 @@ func kindName(kind string) string {
 		return "settings command"
 	case ServerSkillShell:
 		return "shell line"
+	case ServerMod:
+		return "mod"
 	}
 	return kind + " server"
 }
@@ -825,6 +829,8 @@ func (s *Server) rule() string {
 		return RuleSettingsCommand
 	case ServerSkillShell:
 		return RuleSkillShell
+	case ServerMod:
+		return RuleMod
 	}
 	return RuleMCPServer
 }
@@ -872,13 +878,20 @@ func (s *session) serverFindings() {
 		msg := sv.message(p.dataDir)
 		sev := report.SeverityWarning
 		all := ""
-		if sv.Kind == ServerSettings && !p.off {
+		if (sv.Kind == ServerSettings || sv.Kind == ServerMod) && !p.off {
 			all = st.all
 		}
 		off := ""
-		if p.off {
+		switch {
+		case p.off && sv.Kind == ServerMod:
+			off = fmt.Sprintf("turned off: its plugin is set false under enabledPlugins in %s, so Claude Code does not load it while that holds; ", p.offIn)
+		case p.off:
 			off = fmt.Sprintf("turned off: its plugin is set false under enabledPlugins in %s, so Claude Code does not start it while that holds; ", p.offIn)
-		} else if all != "" {
+		case all != "" && sv.Kind == ServerMod:
+			// Claude Code's mods documentation: disableAllHooks turns
+			// hooks modules off.
+			off = fmt.Sprintf("turned off: disableAllHooks is true in %s, which turns hooks modules off too, so Claude Code does not load it while that holds; ", shownName(all))
+		case all != "":
 			// A plugin's subagentStatusLine, which disableAllHooks turns
 			// off as it turns any custom status line off.
 			off = fmt.Sprintf("turned off: disableAllHooks is true in %s, which turns any custom status line off too, so Claude Code does not run it while that holds; ", shownName(all))

@@ -440,7 +440,7 @@ func TestServersAreBounded(t *testing.T) {
 	if n != maxServers {
 		t.Errorf("%d servers named, want %d", n, maxServers)
 	}
-	lacks(t, got, fmt.Sprintf(`error discovery/malformed a/.mcp.json:%d:1 more than %d MCP servers, LSP servers and monitors are declared`, maxServers+1, maxServers))
+	lacks(t, got, fmt.Sprintf(`error discovery/malformed a/.mcp.json:%d:1 more than %d MCP servers, LSP servers, monitors and mods are declared`, maxServers+1, maxServers))
 }
 
 // TestServerEnvValuesAreShown: the values of a server's env may choose

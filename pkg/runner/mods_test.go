@@ -1,0 +1,240 @@
+package runner
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/vigiles/action/pkg/report"
+)
+
+// modLines are the findings of rep about mods and the files their hooks
+// files list under "modules" (discovery's and the baseline's), as
+// "severity rule file:line:col message", sorted.
+func modLines(rep *report.Report) []string {
+	var got []string
+	for _, f := range rep.Findings {
+		switch f.Rule {
+		case RuleMod, RuleMissingFile, RuleWrongType, RuleOutsideTree, RuleNotExecutable, RuleMalformed,
+			RuleDriftPrefix + DriftServerAdded, RuleDriftPrefix + DriftServerChanged, RuleDriftPrefix + DriftServerRemoved:
+			got = append(got, findingLine(f)+" "+f.Message)
+		}
+	}
+	sort.Strings(got)
+	return got
+}
+
+// TestModsAreNamed: a plugin whose hooks file lists a hooks module under
+// "modules" is a mod, which Claude Code loads into its own process: a
+// discovery/mod warning at the module's path in the hooks file, naming
+// the plugin and the module's file (read from the hooks file's
+// directory, as Anthropic's own mods write it), beside the file's
+// command hooks or alone (no "no hooks object" error then), and wherever
+// vigiles finds plugins (a marketplace's, a skills-directory plugin's, a
+// hooks file the manifest names). A notice where the work tree's
+// settings set the plugin false under enabledPlugins, or set
+// disableAllHooks; a module not there, a directory, one out of the tree
+// or a "modules" of another form is no mod; a plugin that is not a mod
+// is named nothing of the kind. Untrusted names are quoted and cut.
+func TestModsAreNamed(t *testing.T) {
+	const plugin = `{"name": "p"}`
+	for _, tc := range []struct {
+		name  string
+		files map[string]string
+		runs  int
+		want  []string // each a line of modLines, whole
+	}{
+		{"beside hooks", map[string]string{
+			"plugins/p/.claude-plugin/plugin.json": plugin,
+			"plugins/p/hooks/hooks.json":           `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "true"}]}]}, "modules": ["./register.ts"]}`,
+			"plugins/p/hooks/register.ts":          "export const register = (on) => {}\n",
+		}, 1, []string{
+			"warning discovery/mod plugins/p/hooks/hooks.json:1:88 plugin p is a mod: its hooks file lists the hooks module ./register.ts (plugins/p/hooks/register.ts), which Claude Code loads into its own process and whose handlers it calls on events (tool calls, prompts, model requests, the interface being drawn), unsandboxed, with the user's rights, where they may watch, change or answer them; vigiles does not run mods, so nothing of what it does is recorded: review it, and what it imports, by hand",
+		}},
+		{"alone, of a marketplace's plugin", map[string]string{
+			".claude-plugin/marketplace.json": `{"name": "mk", "plugins": [{"name": "m", "source": "./m"}]}`,
+			"m/hooks/hooks.json":              `{"description": "d",` + "\n" + ` "modules": ["./lib/main.js"]}`,
+			"m/hooks/lib/main.js":             "export function register(on) {}\n",
+		}, 0, []string{
+			"warning discovery/mod m/hooks/hooks.json:2:14 plugin m is a mod: its hooks file lists the hooks module ./lib/main.js (m/hooks/lib/main.js), which Claude Code loads",
+		}},
+		{"a skills-directory plugin's", map[string]string{
+			".claude/skills/band/.claude-plugin/plugin.json": `{"name": "band"}`,
+			".claude/skills/band/hooks/hooks.json":           `{"modules": ["./register.tsx"]}`,
+			".claude/skills/band/hooks/register.tsx":         "export const register = (on) => {}\n",
+		}, 0, []string{
+			"warning discovery/mod .claude/skills/band/hooks/hooks.json:1:14 plugin band is a mod: its hooks file lists the hooks module ./register.tsx (.claude/skills/band/hooks/register.tsx)",
+		}},
+		{"a hooks file the manifest names", map[string]string{
+			"p/.claude-plugin/plugin.json": `{"name": "p", "hooks": "./extra/more.json"}`,
+			"p/extra/more.json":            `{"hooks": {}, "modules": ["./mod.js"]}`,
+			"p/extra/mod.js":               "export function register(on) {}\n",
+		}, 0, []string{
+			"warning discovery/mod p/extra/more.json:1:27 plugin p is a mod: its hooks file lists the hooks module ./mod.js (p/extra/mod.js)",
+		}},
+		{"turned off under enabledPlugins", map[string]string{
+			".claude-plugin/marketplace.json": `{"name": "mk", "plugins": [{"name": "m", "source": "./m"}]}`,
+			".claude/settings.json":           `{"enabledPlugins": {"m@mk": false}}`,
+			"m/hooks/hooks.json":              `{"modules": ["./register.ts"]}`,
+			"m/hooks/register.ts":             "export const register = (on) => {}\n",
+		}, 0, []string{
+			"notice discovery/mod m/hooks/hooks.json:1:14 turned off: its plugin is set false under enabledPlugins in .claude/settings.json, so Claude Code does not load it while that holds; plugin m is a mod: its hooks file lists the hooks module ./register.ts (m/hooks/register.ts)",
+		}},
+		{"turned off by disableAllHooks", map[string]string{
+			".claude/settings.json":        `{"disableAllHooks": true}`,
+			"p/.claude-plugin/plugin.json": plugin,
+			"p/hooks/hooks.json":           `{"modules": ["./register.ts"]}`,
+			"p/hooks/register.ts":          "export const register = (on) => {}\n",
+		}, 0, []string{
+			"notice discovery/mod p/hooks/hooks.json:1:14 turned off: disableAllHooks is true in .claude/settings.json, which turns hooks modules off too, so Claude Code does not load it while that holds; plugin p is a mod",
+		}},
+		{"untrusted names quoted", map[string]string{
+			"p/.claude-plugin/plugin.json": `{"name": "p\u001b[31m"}`,
+			"p/hooks/hooks.json":           `{"modules": ["./x\n.ts"]}`,
+			"p/hooks/x\n.ts":               "export const register = (on) => {}\n",
+		}, 0, []string{
+			`warning discovery/mod p/hooks/hooks.json:1:14 plugin "p\x1b[31m" is a mod: its hooks file lists the hooks module "./x\n.ts" ("p/hooks/x\n.ts")`,
+		}},
+		{"module not there", map[string]string{
+			"p/.claude-plugin/plugin.json": plugin,
+			"p/hooks/hooks.json":           `{"modules": ["./hooks/register.ts"]}`,
+			"p/hooks/register.ts":          "export const register = (on) => {}\n",
+		}, 0, []string{
+			`warning discovery/missing-file p/hooks/hooks.json:1:14 p/hooks/hooks.json lists the hooks module "./hooks/register.ts", which is not in the tree (read from the hooks file's directory): Claude Code skips a module it cannot load, so this mod does nothing, and vigiles has nothing of it to name or keep`,
+		}},
+		{"a directory", map[string]string{
+			"p/.claude-plugin/plugin.json": plugin,
+			"p/hooks/hooks.json":           `{"modules": ["./lib"]}`,
+			"p/hooks/lib/register.ts":      "export const register = (on) => {}\n",
+		}, 0, []string{
+			`error discovery/wrong-type p/hooks/hooks.json:1:14 "modules": "./lib" names a directory; want the path of the hooks module, a JavaScript or TypeScript file`,
+		}},
+		{"out of the tree", map[string]string{
+			"p/.claude-plugin/plugin.json": plugin,
+			"p/hooks/hooks.json":           `{"modules": ["../../../x.js"]}`,
+		}, 0, []string{
+			`error discovery/outside-work-tree p/hooks/hooks.json:1:14 hooks module "../../../x.js"`,
+		}},
+		{"not a list", map[string]string{
+			"p/.claude-plugin/plugin.json": plugin,
+			"p/hooks/hooks.json":           `{"hooks": {}, "modules": "./register.ts"}`,
+			"p/hooks/register.ts":          "export const register = (on) => {}\n",
+		}, 0, []string{
+			`error discovery/wrong-type p/hooks/hooks.json:1:26 "modules": want an array of module paths, found a string`,
+		}},
+		{"no mod", map[string]string{
+			"p/.claude-plugin/plugin.json": plugin,
+			"p/hooks/hooks.json":           serverStopHook,
+			"p/hooks/register.ts":          "export const register = (on) => {}\n",
+		}, 1, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := makeTree(t, tc.files)
+			rep, err := Audit(context.Background(), Options{Dir: dir, Executor: fakeHooks()})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(rep.Runs) != tc.runs {
+				t.Errorf("%d runs, want %d", len(rep.Runs), tc.runs)
+			}
+			got := modLines(rep)
+			if len(got) != len(tc.want) {
+				t.Fatalf("findings:\n%s\nwant %d:\n%s", strings.Join(got, "\n"), len(tc.want), strings.Join(tc.want, "\n"))
+			}
+			for i, w := range tc.want {
+				if !strings.HasPrefix(got[i], w) {
+					t.Errorf("finding:\n%s\nwant one starting\n%s", got[i], w)
+				}
+			}
+		})
+	}
+}
+
+// TestBaselineKeepsMods: --update-baseline keeps each mod Claude Code
+// loads, of kind "mod", with its module's path as written, the file it
+// resolves to, and the SHA-256 of that file and of those it imports of
+// the plugin by a relative path (not a type-only import, a package, or a
+// file out of the plugin). Against it the mod is a notice, accepted; its
+// module rewritten, or a helper it imports, is a baseline/server-changed
+// error that names the file, beside the discovery/mod warning; a new
+// mod is baseline/server-added, and one gone baseline/server-removed.
+func TestBaselineKeepsMods(t *testing.T) {
+	dir := makeTree(t, map[string]string{
+		".claude-plugin/marketplace.json": `{"name": "mk", "plugins": [{"name": "m", "source": "./m"}, {"name": "n", "source": "./n"}]}`,
+		"m/hooks/hooks.json":              `{"modules": ["./register.ts"]}`,
+		"m/hooks/register.ts":             "import { pane } from './ui/pane'\nimport type { T } from './types'\nimport x from 'left-pad'\nconst h = require(\"../../n/hooks/x.js\")\nexport const register = (on) => {}\n",
+		"m/hooks/ui/pane.tsx":             "export const pane = 1\n",
+		"m/hooks/types.ts":                "export type T = number\n",
+		"n/hooks/hooks.json":              serverStopHook,
+		"n/hooks/x.js":                    "module.exports = 1\n",
+	})
+	rep := serverAudit(t, dir, true)
+	for _, l := range modLines(rep) {
+		if !strings.HasPrefix(l, "notice ") {
+			t.Errorf("--update-baseline keeps every mod, so each is a notice: %s", l)
+		}
+	}
+	data, err := os.ReadFile(filepath.Join(dir, serversBase))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got struct {
+		Servers []BaselineServer `json:"servers"`
+	}
+	if err := json.Unmarshal(data, &got); err != nil {
+		t.Fatal(err)
+	}
+	for i := range got.Servers {
+		for j := range got.Servers[i].Files {
+			if len(got.Servers[i].Files[j].SHA256) != 64 {
+				t.Errorf("file %s kept without its hash", got.Servers[i].Files[j].Path)
+			}
+			got.Servers[i].Files[j].SHA256 = "x"
+		}
+	}
+	want := []BaselineServer{{Plugin: "m", Context: "plugin:m", Kind: "mod", Name: "./register.ts", Starts: "m/hooks/register.ts", File: "m/hooks/hooks.json",
+		Files: []BaselineFile{{Path: "m/hooks/register.ts", SHA256: "x"}, {Path: "m/hooks/ui/pane.tsx", SHA256: "x"}}}}
+	if d := cmp.Diff(want, got.Servers); d != "" {
+		t.Errorf("the baseline's servers (-want +got):\n%s", d)
+	}
+
+	rep = serverAudit(t, dir, false)
+	if rep.Verdict != report.VerdictPass || len(rep.Drift) != 0 {
+		t.Errorf("verdict %s, drift %+v: %v", rep.Verdict, rep.Drift, modLines(rep))
+	}
+	lacks(t, modLines(rep), "notice discovery/mod m/hooks/hooks.json:1:14 accepted in the baseline as it is: plugin m is a mod")
+
+	for _, tc := range []struct{ file, content, said string }{
+		{"m/hooks/register.ts", "export const register = (on) => { on('tool.call', ($, e) => ({deny: 'x'})) }\n", "m/hooks/register.ts changed"},
+		{"m/hooks/ui/pane.tsx", "export const pane = fetch('https://x.test/')\n", "m/hooks/ui/pane.tsx changed"},
+	} {
+		before, _ := os.ReadFile(filepath.Join(dir, tc.file))
+		rewrite(t, dir, tc.file, tc.content)
+		rep = serverAudit(t, dir, false)
+		if rep.Verdict != report.VerdictFail {
+			t.Errorf("%s rewritten: verdict %s, want fail", tc.file, rep.Verdict)
+		}
+		lacks(t, modLines(rep),
+			"error baseline/server-changed m/hooks/hooks.json:1:14 mod ./register.ts of plugin m starts as the baseline accepted, but runs files of the tree other than it accepted",
+			tc.said,
+			"warning discovery/mod m/hooks/hooks.json:1:14 plugin m is a mod")
+		rewrite(t, dir, tc.file, string(before))
+	}
+
+	// A new mod, and the old one gone.
+	rewrite(t, dir, "m/hooks/hooks.json", `{"hooks": {}}`)
+	rewrite(t, dir, "n/hooks/hooks.json", `{"modules": ["./x.js"]}`)
+	rep = serverAudit(t, dir, false)
+	lacks(t, modLines(rep),
+		"error baseline/server-added n/hooks/hooks.json:1:14 new mod ./x.js of plugin n, not in the baseline, which Claude Code loads into its own process, unsandboxed, and vigiles does not run, so nothing of what it does is audited: n/hooks/x.js",
+		"notice baseline/server-removed m/hooks/hooks.json:0:0 mod ./register.ts of plugin m is in the baseline, but no plugin declares it any more")
+	if rep.Verdict != report.VerdictFail {
+		t.Errorf("a new mod: verdict %s, want fail", rep.Verdict)
+	}
+}
