@@ -435,8 +435,11 @@ func TestDNSBurstIsRecordedOrReportedLost(t *testing.T) {
 
 // linkLocalClient connects (TCP) and sends (UDP) to fe80::1 port 443 with
 // the scope of lo (index 1), and then of index 2, which the sandbox's
-// namespace lacks, and says what each did.
-const linkLocalClient = `import errno, socket
+// namespace lacks, and says what each did. Then it sends a datagram to a
+// remote address of each family naming the link to leave by in an
+// IP_PKTINFO or IPV6_PKTINFO control message (which needs no privilege):
+// index 1, and index 2.
+const linkLocalClient = `import errno, socket, struct
 for scope in (1, 2):
     for typ, name in ((socket.SOCK_STREAM, "tcp"), (socket.SOCK_DGRAM, "udp")):
         s = socket.socket(socket.AF_INET6, typ)
@@ -449,6 +452,21 @@ for scope in (1, 2):
             print(name, scope, "sent")
         except OSError as e:
             print(name, scope, errno.errorcode.get(e.errno, e.errno))
+for index in (1, 2):
+    for fam, name, dst in ((socket.AF_INET, "pktinfo4", "192.0.2.61"), (socket.AF_INET6, "pktinfo6", "2001:db8::61")):
+        s = socket.socket(fam, socket.SOCK_DGRAM)
+        if fam == socket.AF_INET:
+            cmsg = (socket.IPPROTO_IP, 8, struct.pack("=I4s4s", index, bytes(4), bytes(4)))  # IP_PKTINFO
+            to = (dst, 443 + index)
+        else:
+            cmsg = (socket.IPPROTO_IPV6, socket.IPV6_PKTINFO, bytes(16) + struct.pack("=I", index))
+            to = (dst, 443 + index, 0, 0)
+        try:
+            s.sendmsg([b"x"], [cmsg], 0, to)
+            print(name, index, "sent")
+        except OSError as e:
+            print(name, index, errno.errorcode.get(e.errno, e.errno))
+        s.close()
 `
 
 // TestLinkLocalScopes pins down which link-local attempts the record
@@ -456,13 +474,17 @@ for scope in (1, 2):
 // sandbox's only link, is a packet the wall logs and refuses; one scoped
 // to an interface the namespace lacks (the host's eth0 under Claude Code)
 // fails in the kernel before any packet exists (ENETUNREACH), and no
-// record can hold it.
+// record can hold it. So does a datagram to a remote address whose
+// IP_PKTINFO or IPV6_PKTINFO names such an interface (ENODEV), where under
+// Claude Code it leaves by the host's eth0 as any datagram would; one
+// naming lo is a packet the wall logs and refuses.
 func TestLinkLocalScopes(t *testing.T) {
 	dir := probeDir(t, map[string]string{"client.py": linkLocalClient})
 	res := runDenied(t, "python3 "+dir+"/client.py")
 	defer dumpOnFailure(t, res)
 	out := res.Probes[0].Output
-	for _, want := range []string{"tcp 1 ECONNREFUSED", "udp 1 EPERM", "tcp 2 ENETUNREACH", "udp 2 ENETUNREACH"} {
+	for _, want := range []string{"tcp 1 ECONNREFUSED", "udp 1 EPERM", "tcp 2 ENETUNREACH", "udp 2 ENETUNREACH",
+		"pktinfo4 1 EPERM", "pktinfo6 1 EPERM", "pktinfo4 2 ENODEV", "pktinfo6 2 ENODEV"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("the probe did not say %q: %s", want, out)
 		}
@@ -473,6 +495,14 @@ func TestLinkLocalScopes(t *testing.T) {
 		}
 		if e, ok := connectEntryFor(res.Egress, "fe80::1", 445, proto); ok {
 			t.Errorf("%s to fe80::1%%2, which no packet carried, recorded: %+v", proto, e)
+		}
+	}
+	for _, ip := range []string{"192.0.2.61", "2001:db8::61"} {
+		if e, ok := connectEntryFor(res.Egress, ip, 444, "udp"); !ok || e.Allowed || e.Attempts != 1 {
+			t.Errorf("udp to %s by lo's index: entry %+v (found %v), want one attempt, refused", ip, e, ok)
+		}
+		if e, ok := connectEntryFor(res.Egress, ip, 445, "udp"); ok {
+			t.Errorf("udp to %s by index 2, which no packet carried, recorded: %+v", ip, e)
 		}
 	}
 }
