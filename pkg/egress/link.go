@@ -2,6 +2,7 @@ package egress
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"net/netip"
 	"os"
@@ -249,11 +250,36 @@ func configureTap(name string) error {
 	if err != nil {
 		return fmt.Errorf("finding %s: %w", name, err)
 	}
+	if err := noDAD(name); err != nil {
+		return err
+	}
 	var b rtnlBatch
 	b.linkUp(tap, slirpMTU)
 	b.addAddr(tap, slirpGuest)
 	b.addDefaultRoute(tap, false, netip.Addr{}, slirpGateway, 0)
 	return b.send()
+}
+
+// noDAD turns duplicate address detection off on the interface before it
+// comes up (net.ipv6.conf.NAME.accept_dad, per interface), so that its
+// link-local address, and the one slirp4netns's router advertisement
+// brings, are usable at once rather than tentative for the second or more
+// the detection takes. While the link-local address was tentative, a
+// datagram the command sent to a multicast address (ff02::fb, ff0e::1) or
+// to a link-local one on the tap had no source address to leave with: it
+// failed with EADDRNOTAVAIL before any packet existed, and the record held
+// none of it, where the host's settled link sends it. The only other node
+// of the link is slirp4netns, whose addresses (fe80::2, fd00::2) no address
+// of the tap's can take. Without IPv6 there is nothing to turn off.
+func noDAD(name string) error {
+	f := "/proc/sys/net/ipv6/conf/" + name + "/accept_dad"
+	if _, err := os.Stat(f); errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err := os.WriteFile(f, []byte("0\n"), 0); err != nil {
+		return fmt.Errorf("turning duplicate address detection off on %s, whose tentative address would leave IPv6 sends at the command's start unsent and unrecorded: %w", name, err)
+	}
+	return nil
 }
 
 // linkState returns the interface's index and whether it is up.

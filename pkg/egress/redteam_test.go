@@ -830,3 +830,53 @@ print("sent", sent)
 		})
 	}
 }
+
+// ipv6AtTheStartClient sends one UDP datagram, the moment it starts, to
+// each address given (port 7301 on), by the connector's interface where
+// the address is link-scoped, and says what each send did.
+const ipv6AtTheStartClient = `import errno, socket, sys
+link = next(i for i, n in socket.if_nameindex() if n != "lo")
+for port, a in enumerate(sys.argv[1:], 7301):
+    s = socket.socket(socket.AF_INET6, socket.SOCK_DGRAM)
+    scope = link if a.startswith(("fe80:", "ff02:")) else 0
+    try:
+        s.sendto(b"x", (a, port, 0, scope))
+        print(a, port, "sent")
+    except OSError as e:
+        print(a, port, errno.errorcode.get(e.errno, e.errno))
+    s.close()
+`
+
+// TestRedteamIPv6AtTheStart: a datagram the command sends at its start to
+// an IPv6 multicast address (the link's, ff02::fb, mDNS; a global one) or
+// to a link-local address on the connector's link leaves by that link,
+// where the kernel needs an address of the link's as its source. slirp4netns's
+// tap came up with its link-local address tentative (duplicate address
+// detection, a second or more), so each such send failed with
+// EADDRNOTAVAIL before any packet existed, and the record held none of
+// them, where under Claude Code the host's settled link sends them: a hook
+// that tried them at once passed no-egress. Each is now a packet the wall
+// refuses and records, through either connector.
+func TestRedteamIPv6AtTheStart(t *testing.T) {
+	if _, err := os.Stat("/proc/net/if_inet6"); err != nil {
+		missing(t, "IPv6 (/proc/net/if_inet6)")
+	}
+	addrs := []string{"ff02::fb", "ff0e::1234", "fe80::2"}
+	for _, connector := range []string{ConnectorSlirp, ConnectorPasta} {
+		t.Run(connector, func(t *testing.T) {
+			run := runRedteam(t, connector, evidence.EgressPolicy{AllowIP: []string{"198.18.0.3/32"}},
+				fmt.Sprintf("sh:python3 - %s <<'PY'\n%sPY\n", strings.Join(addrs, " "), ipv6AtTheStartClient))
+			res := run.res
+			defer dumpOnFailure(t, res)
+			t.Logf("probe: %s", res.Probes[0].Output)
+			if res.FinishErr != "" {
+				t.Errorf("finish: %s", res.FinishErr)
+			}
+			for i, a := range addrs {
+				if e, ok := connectEntryFor(res.Egress, a, 7301+i, "udp"); !ok || e.Allowed || e.Attempts != 1 {
+					t.Errorf("udp to %s port %d at the start: entry %+v (found %v), want one attempt, refused", a, 7301+i, e, ok)
+				}
+			}
+		})
+	}
+}
