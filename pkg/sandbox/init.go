@@ -1363,6 +1363,11 @@ func xattrState(fd int) string {
 	if err != nil {
 		return unreadable
 	}
+	return xattrString(x)
+}
+
+// xattrString is xattrState's form of the xattrs x.
+func xattrString(x map[string]string) string {
 	var b strings.Builder
 	for _, k := range slices.Sorted(maps.Keys(x)) {
 		fmt.Fprintf(&b, "%q=%q;", k, x[k])

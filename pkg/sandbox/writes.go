@@ -568,6 +568,12 @@ type snapNode struct {
 	// ctime once the page was mapped by a read (tmpfs asks for no write
 	// notification), so metadata alone cannot say it is unchanged.
 	sum *[sha256.Size]byte
+	// xattrs are the entry's user xattrs and ACLs (xattrsOf). A change
+	// to them changes the ctime, but where the kernel stamps times from
+	// a coarse clock (tmpfs before Linux 6.13, a tick of 1 to 10 ms) one
+	// made within the tick the copy set it in leaves the ctime as it
+	// was: metadata alone cannot say they are unchanged either.
+	xattrs string
 }
 
 type fileMeta struct {
@@ -597,7 +603,7 @@ func takeSnapshot(root string) (snapshot, error) {
 	if err := unix.Fstat(d.fd, &st); err != nil {
 		return snapshot{}, err
 	}
-	s := snapshot{root: &snapNode{meta: metaOf(&st)}, lower: lowerDir, dirs: map[uint64]bool{st.Ino: true}}
+	s := snapshot{root: &snapNode{meta: metaOf(&st), xattrs: xattrsOf(d.fd)}, lower: lowerDir, dirs: map[uint64]bool{st.Ino: true}}
 	buf := make([]byte, direntBuf)
 	var walk func(d *dirFD, node *snapNode, p relPath) error
 	walk = func(d *dirFD, node *snapNode, p relPath) error {
@@ -616,12 +622,16 @@ func takeSnapshot(root string) (snapshot, error) {
 			}
 			k := &snapNode{meta: metaOf(&st)}
 			node.kids[name] = k
-			if st.Mode&unix.S_IFMT == unix.S_IFREG {
-				sum, err := fileSum(d.fd, name)
+			switch st.Mode & unix.S_IFMT {
+			case unix.S_IFREG:
+				sum, x, err := sumAndXattrs(d.fd, name)
 				if err != nil {
 					return pathError("reading", cp, err)
 				}
-				k.sum = &sum
+				k.sum, k.xattrs = &sum, x
+			case unix.S_IFDIR, unix.S_IFLNK:
+			default:
+				k.xattrs = xattrStateAt(d, name)
 			}
 			if !isDir(st.Mode) {
 				continue
@@ -631,6 +641,7 @@ func takeSnapshot(root string) (snapshot, error) {
 			if err != nil {
 				return pathError("opening", cp, err)
 			}
+			k.xattrs = xattrsOf(child.fd)
 			if err := enter(d, child, nil, nil, func() error { return walk(child, k, cp) }); err != nil {
 				return err
 			}
@@ -687,7 +698,7 @@ func (s snapshot) diffSized(root string, fileLimit int64) ([]evidence.Write, boo
 	if err := unix.Fstat(d.fd, &st); err != nil {
 		return nil, false, err
 	}
-	if copyDirChanged(s.root.meta, metaOf(&st), d, l, n) {
+	if copyDirChanged(s.root, metaOf(&st), d, l, n) {
 		w.out = append(w.out, evidence.Write{Path: ".", Op: evidence.OpModify, Kind: "dir"})
 	}
 	sortWrites(w.out)
@@ -805,7 +816,7 @@ func (w *copyWalk) entry(d, l *dirFD, name string, p relPath, o *snapNode) (int,
 			if k, err = w.walk(child, o, lchild, p); err != nil {
 				return err
 			}
-			changed = copyDirChanged(o.meta, now, child, lchild, k)
+			changed = copyDirChanged(o, now, child, lchild, k)
 			return nil
 		})
 		if changed {
@@ -813,9 +824,10 @@ func (w *copyWalk) entry(d, l *dirFD, name string, p relPath, o *snapNode) (int,
 			k++
 		}
 		return k, err
-	case now == o.meta && !sameSum(d, name, &st, o):
-		// Its times and size as they were, its bytes not: written
-		// through a shared mapping (see snapNode.sum).
+	case now == o.meta && !sameAsSnapshot(d, name, &st, o):
+		// Its times and size as they were, its bytes or xattrs not:
+		// written through a shared mapping, or changed within the
+		// clock's tick (see snapNode).
 		w.noteSize(&st, o.meta.Size)
 		return 1, w.addEntry(d, name, p, evidence.OpModify, st.Mode)
 	case now == o.meta:
@@ -874,27 +886,63 @@ func regularOf(fd int, name string) (*os.File, *unix.Stat_t, error) {
 
 var errNotRegular = errors.New("not a regular file")
 
-// sameSum says whether the entry name of d, of stat st, holds the bytes
-// the snapshot's o summed; true for anything but a regular file, which
-// has no sum. A file that cannot be read is taken as changed.
-func sameSum(d *dirFD, name string, st *unix.Stat_t, o *snapNode) bool {
-	if st.Mode&unix.S_IFMT != unix.S_IFREG || o.sum == nil {
+// sameAsSnapshot says whether the entry name of d, of stat st, holds the
+// bytes the snapshot's o summed (a regular file) and the xattrs it read
+// (see snapNode; a symlink has none). An entry whose bytes or xattrs
+// cannot be read is taken as changed.
+func sameAsSnapshot(d *dirFD, name string, st *unix.Stat_t, o *snapNode) bool {
+	switch st.Mode & unix.S_IFMT {
+	case unix.S_IFLNK:
 		return true
+	case unix.S_IFREG:
+		if o.sum == nil {
+			return true // none taken
+		}
+		sum, x, err := sumAndXattrs(d.fd, name)
+		return err == nil && sum == *o.sum && x == o.xattrs && x != unreadable
 	}
-	sum, err := fileSum(d.fd, name)
-	return err == nil && sum == *o.sum
+	x := xattrStateAt(d, name)
+	return x == o.xattrs && x != unreadable
 }
 
-// fileSum returns the SHA-256 of the regular file name in the directory
-// dfd, opened without following a link.
-func fileSum(dfd int, name string) ([sha256.Size]byte, error) {
+// sumAndXattrs returns the SHA-256 of the regular file name in the
+// directory dfd, opened without following a link, and its xattrs
+// (xattrsOf).
+func sumAndXattrs(dfd int, name string) ([sha256.Size]byte, string, error) {
 	var sum [sha256.Size]byte
 	f, _, err := openRegularAt(dfd, name)
 	if err != nil {
-		return sum, err
+		return sum, "", err
 	}
 	defer f.Close()
-	return sumOf(f)
+	x := xattrsOf(int(f.Fd()))
+	sum, err = sumOf(f)
+	return sum, x, err
+}
+
+// xattrsOf is the open file fd's user xattrs and ACLs as the snapshot
+// keeps them: "" for none, unreadable, or the SHA-256 of their
+// xattrState, so that a tree whose files hold large xattrs does not fill
+// the init's memory.
+func xattrsOf(fd int) string { return xattrDigest(xattrState(fd)) }
+
+// xattrStateAt is xattrsOf for the entry name of d, not opened (a fifo or
+// a device node is better not).
+func xattrStateAt(d *dirFD, name string) string {
+	x, err := xattrsAt(d, name, copyXattrSet)
+	if err != nil {
+		return unreadable
+	}
+	return xattrDigest(xattrString(x))
+}
+
+// xattrDigest is the xattrState state as the snapshot keeps it (xattrsOf).
+func xattrDigest(state string) string {
+	if state == "" || state == unreadable {
+		return state
+	}
+	sum := sha256.Sum256([]byte(state))
+	return string(sum[:])
 }
 
 // sumOf is the SHA-256 of what is left to read of f.
@@ -933,14 +981,19 @@ func sameAsScrubbed(d, l *dirFD, name string, st *unix.Stat_t, clean []byte) boo
 	return err == nil && bytes.Equal(b, clean)
 }
 
-// copyDirChanged is dirChanged for the copy: user xattrs are compared
-// with the original's, and ACLs with none, when the directory's ctime
-// changed.
-func copyDirChanged(before, now fileMeta, d, l *dirFD, below int) bool {
+// copyDirChanged is dirChanged for the copy, of the directory o of the
+// snapshot: user xattrs are compared with the original's, and ACLs with
+// none, when the directory's ctime changed; with those the snapshot read
+// when it did not (see snapNode).
+func copyDirChanged(o *snapNode, now fileMeta, d, l *dirFD, below int) bool {
 	xattrsDiffer := func() bool {
-		return before.Ctime != now.Ctime && (l == nil || !xattrsEqual(d.fd, l.fd, copyXattrSet, originalXattrs))
+		if o.meta.Ctime == now.Ctime {
+			x := xattrsOf(d.fd)
+			return x != o.xattrs || x == unreadable
+		}
+		return l == nil || !xattrsEqual(d.fd, l.fd, copyXattrSet, originalXattrs)
 	}
-	return dirChanged(before, now, xattrsDiffer, below)
+	return dirChanged(o.meta, now, xattrsDiffer, below)
 }
 
 // newDir records the directory name of d (at p), which is new, and what

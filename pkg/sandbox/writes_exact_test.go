@@ -1120,3 +1120,79 @@ func TestRecordStopsAtItsCeiling(t *testing.T) {
 		t.Errorf("%d paths kept, error %v: want none kept and the record called too large", len(r.out), err)
 	}
 }
+
+// TestWritesExactCopyChangeWithinOneTick: the copy method compares the
+// user xattrs and ACLs of an entry whose metadata, ctime too, is as the
+// snapshot read it, with those the snapshot read. A kernel that stamps
+// times from a coarse clock (tmpfs before Linux 6.13, a tick of 1 to 10
+// ms) leaves the ctime as it was for a change made within the tick the
+// copy set it in: such a change, an xattr set on a file or a directory
+// or an ACL on a fifo, was no write. This kernel's ctime moves; the
+// snapshot is given the times the change left, as such a kernel leaves
+// them.
+func TestWritesExactCopyChangeWithinOneTick(t *testing.T) {
+	dir := t.TempDir()
+	for _, d := range []string{"d", "e"} {
+		if err := os.Mkdir(filepath.Join(dir, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, f := range []string{"f", "g", "e/x"} {
+		if err := os.WriteFile(filepath.Join(dir, f), []byte(f), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, p := range []string{"p", "q"} {
+		if err := unix.Mkfifo(filepath.Join(dir, p), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	snap, err := takeSnapshot(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	snap.lower = "" // no original: the change must be seen from the copy alone
+	// An access ACL that names one more user, read only, and leaves the
+	// mode (0644: its mask is the group's r).
+	acl := []byte{2, 0, 0, 0}
+	for _, e := range []struct {
+		tag, perm uint16
+		id        uint32
+	}{{1, 6, ^uint32(0)}, {2, 4, 4242}, {4, 4, ^uint32(0)}, {0x10, 4, ^uint32(0)}, {0x20, 4, ^uint32(0)}} {
+		acl = append(acl, byte(e.tag), byte(e.tag>>8), byte(e.perm), byte(e.perm>>8),
+			byte(e.id), byte(e.id>>8), byte(e.id>>16), byte(e.id>>24))
+	}
+	for p, x := range map[string]struct {
+		name  string
+		value []byte
+	}{"f": {"user.x", []byte("1")}, "d": {"user.x", []byte("1")}, ".": {"user.x", []byte("1")}, "p": {aclAccess, acl}} {
+		if err := unix.Lsetxattr(filepath.Join(dir, p), x.name, x.value, 0); err != nil {
+			t.Fatalf("%s: %v", p, err)
+		}
+	}
+	// What a coarse clock leaves: every ctime as the snapshot read it.
+	var restamp func(n *snapNode, p string)
+	restamp = func(n *snapNode, p string) {
+		var st unix.Stat_t
+		if err := unix.Lstat(p, &st); err != nil {
+			t.Fatal(err)
+		}
+		if n.meta.Mode != st.Mode || n.meta.Size != st.Size || n.meta.Mtime != st.Mtim {
+			t.Fatalf("%s: more than its ctime changed", p)
+		}
+		n.meta = metaOf(&st)
+		for name, k := range n.kids {
+			restamp(k, filepath.Join(p, name))
+		}
+	}
+	restamp(snap.root, dir)
+	ws, err := snap.diff(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []evidence.Write{{Path: ".", Op: "modify", Kind: "dir"}, {Path: "d", Op: "modify", Kind: "dir"},
+		{Path: "f", Op: "modify", Kind: "file"}, {Path: "p", Op: "modify", Kind: "other"}}
+	if d := cmp.Diff(want, ws); d != "" {
+		t.Errorf("writes (-want +got):\n%s", d)
+	}
+}
