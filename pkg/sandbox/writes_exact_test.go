@@ -176,12 +176,25 @@ func TestWritesExactReplacedPath(t *testing.T) {
 }
 
 // TestWritesExactLinksAndRenames: hard links, renames over a path, a
-// directory made again and renamed onto another, a retargeted symlink,
-// fifos and sockets, and an entry made and removed again are recorded
-// alike by both methods, each path once, as it ends against how it began.
+// directory made again and renamed onto another, two paths exchanged
+// (renameat2 RENAME_EXCHANGE), a file made unnamed (O_TMPFILE) and linked
+// in, a retargeted symlink, fifos and sockets, and an entry made and
+// removed again are recorded alike by both methods, each path once, as it
+// ends against how it began.
 func TestWritesExactLinksAndRenames(t *testing.T) {
 	files := map[string]string{"a": "aaaa", "b": "bbbb", "d/f1": "1", "d/sub/f2": "2", "e/": ""}
 	sock := `/usr/bin/python3 -c 'import socket; socket.socket(socket.AF_UNIX).bind("s")'`
+	// renameat2(AT_FDCWD, from, AT_FDCWD, to, RENAME_EXCHANGE), which
+	// fails the run where it fails.
+	exchange := func(from, to string) string {
+		return `/usr/bin/python3 -c 'import ctypes, os, sys; c = ctypes.CDLL(None, use_errno=True)
+if c.renameat2(-100, b"` + from + `", -100, b"` + to + `", 2) != 0: sys.exit(os.strerror(ctypes.get_errno()))'`
+	}
+	// A file made unnamed in d and linked in as d/n (linkat of its
+	// /proc/self/fd link, AT_SYMLINK_FOLLOW).
+	tmpfile := `/usr/bin/python3 -c 'import ctypes, os, sys; c = ctypes.CDLL(None, use_errno=True)
+fd = os.open("d", os.O_TMPFILE | os.O_WRONLY, 0o644); os.write(fd, b"n")
+if c.linkat(-100, b"/proc/self/fd/%d" % fd, -100, b"d/n", 0x400) != 0: sys.exit(os.strerror(ctypes.get_errno()))'`
 	runWritesCases(t, []writesCase{
 		{name: "hard link over a file", files: files, script: "ln -f a b",
 			want: []evidence.Write{{Path: "a", Op: "modify", Kind: "file"}, {Path: "b", Op: "modify", Kind: "file"}}},
@@ -193,6 +206,12 @@ func TestWritesExactLinksAndRenames(t *testing.T) {
 			want: []evidence.Write{{Path: "d", Op: "delete", Was: "dir"}, {Path: "d/f1", Op: "delete"}, {Path: "d/sub/f2", Op: "delete"}, {Path: "e/x", Op: "create", Kind: "file"}}},
 		{name: "new dir renamed over a deleted one", files: files, script: "rm -rf d; mkdir x; mv x d",
 			want: []evidence.Write{{Path: "d/f1", Op: "delete"}, {Path: "d/sub", Op: "delete", Was: "dir"}, {Path: "d/sub/f2", Op: "delete"}}},
+		{name: "files exchanged", files: files, script: exchange("a", "b"),
+			want: []evidence.Write{{Path: "a", Op: "modify", Kind: "file"}, {Path: "b", Op: "modify", Kind: "file"}}},
+		{name: "file exchanged with a new directory", files: files, script: "mkdir n; echo > n/z; " + exchange("a", "n"),
+			want: []evidence.Write{{Path: "a", Op: "modify", Kind: "dir", Was: "file"}, {Path: "a/z", Op: "create", Kind: "file"}, {Path: "n", Op: "create", Kind: "file"}}},
+		{name: "unnamed file linked in", files: files, script: tmpfile,
+			want: []evidence.Write{{Path: "d/n", Op: "create", Kind: "file"}}},
 		{name: "symlink retargeted", files: files, script: "ln -s a l; ln -sfn b l",
 			want: []evidence.Write{{Path: "l", Op: "create", Kind: "symlink", Target: "b"}}},
 		{name: "fifo and socket", files: files, script: "mkfifo p; " + sock,
