@@ -68,6 +68,9 @@ type childSpec struct {
 	// Occupy are UDP addresses the child binds before Setup (to make the
 	// DNS stub fail).
 	Occupy []string `json:"occupy"`
+	// DiscardLogs is how many packet log messages the reader throws away
+	// (nflogDiscard).
+	DiscardLogs int64 `json:"discardLogs"`
 }
 
 type probeResult struct {
@@ -92,6 +95,10 @@ type childResult struct {
 	ProxyLost   int64 `json:"proxyLost"`
 	// Log is what the session logged.
 	Log []string `json:"log"`
+	// LogCounted and LogReceived are the packets the rule set counted as
+	// it logged them and the log messages the reader received.
+	LogCounted  uint64 `json:"logCounted"`
+	LogReceived uint64 `json:"logReceived"`
 }
 
 func emit(r childResult) int {
@@ -121,6 +128,7 @@ func childSandbox() int {
 		logged = append(logged, fmt.Sprintf(f, a...))
 		logMu.Unlock()
 	}}
+	nflogDiscard.Store(spec.DiscardLogs)
 	start := time.Now()
 	s, err := l.Setup(ctx, spec.Policy)
 	setupTime := time.Since(start)
@@ -152,6 +160,7 @@ func childSandbox() int {
 	if err != nil {
 		res.FinishErr = err.Error()
 	}
+	res.LogCounted, res.LogReceived = s.logCounted, s.logReceived
 	res.StubTCPLost = s.dns.tcpLost().total()
 	if s.proxy != nil {
 		res.ProxyLost = s.proxy.lost().total()

@@ -24,6 +24,14 @@ const (
 	// the stub's own questions to the upstream match it.
 	dnsMark = 0x7669
 
+	// counterLogged is the named counter every rule that logs to
+	// nflogGroup adds to as it logs (the expression right before the
+	// log's: buildRuleset's add puts it there): Finish compares it with
+	// the messages the log's reader received, so that a message the
+	// kernel dropped without a word (nfnetlink_log finds no memory for
+	// it) makes the record incomplete.
+	counterLogged = "logged"
+
 	logPrefixDrop   = "vigiles-drop"
 	logPrefixAccept = "vigiles-acc"
 	// logPrefixLocal logs the kernel's answer to an attempt at one of the
@@ -135,7 +143,8 @@ type ruleset struct {
 	table *nftables.Table
 	sets  map[string]*nftables.Set
 	// output is the output chain, whose counters Finish adds up as
-	// egressDropped (every rule there with a counter drops).
+	// egressDropped (every rule there with a counter drops; the named
+	// counterLogged, which counts logged packets, is not one of them).
 	output *nftables.Chain
 }
 
@@ -146,6 +155,7 @@ func buildRuleset(c *nftables.Conn, pol *policy) (*ruleset, error) {
 	rs := &ruleset{sets: map[string]*nftables.Set{}}
 	t := c.AddTable(&nftables.Table{Family: nftables.TableFamilyINet, Name: tableName})
 	rs.table = t
+	c.AddObj(&nftables.CounterObj{Table: t, Name: counterLogged})
 
 	allow := pol.mode == evidence.EgressAllow
 	if allow {
@@ -183,7 +193,20 @@ func buildRuleset(c *nftables.Conn, pol *policy) (*ruleset, error) {
 		Policy: ptr(nftables.ChainPolicyDrop),
 	})
 	rs.output = out
-	add := func(ch *nftables.Chain, e ...expr.Any) { c.AddRule(&nftables.Rule{Table: t, Chain: ch, Exprs: e}) }
+	// add queues a rule on ch. Every log expression gets the named
+	// counter counterLogged right before it, so each message the rule
+	// set logs is counted as it is logged (nothing between the two can
+	// end the rule).
+	add := func(ch *nftables.Chain, e ...expr.Any) {
+		var exprs []expr.Any
+		for _, x := range e {
+			if _, ok := x.(*expr.Log); ok {
+				exprs = append(exprs, &expr.Objref{Type: int(nftables.ObjTypeCounter), Name: counterLogged})
+			}
+			exprs = append(exprs, x)
+		}
+		c.AddRule(&nftables.Rule{Table: t, Chain: ch, Exprs: exprs})
+	}
 
 	// A packet that names its route carries its real destination
 	// further in: an IPv6 routing header (IPV6_RTHDR, which needs no

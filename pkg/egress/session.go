@@ -21,7 +21,8 @@ import (
 var randReader = rand.Reader
 
 // ErrIncomplete is returned by Finish (with the entries it has) when the
-// record is not whole: the kernel dropped log messages or DNS questions, a
+// record is not whole: the kernel dropped log messages (with ENOBUFS, or
+// without a word: fewer received than the rule set counted) or DNS questions, a
 // stream to the stub or the proxy was not read to its end, or a set that
 // counts traffic or connections filled up.
 var ErrIncomplete = errors.New("egress record incomplete")
@@ -70,6 +71,11 @@ type Session struct {
 
 	dnsListen []string
 	logf      func(string, ...any)
+
+	// logCounted and logReceived are the packets the rule set counted
+	// as it logged them and the messages the log's reader received, as
+	// finish compared them (the tests read them).
+	logCounted, logReceived uint64
 
 	once     sync.Once
 	entries  []evidence.Egress
@@ -409,6 +415,7 @@ func (s *Session) finish() ([]evidence.Egress, *evidence.Dropped, error) {
 	var dropped *evidence.Dropped
 	c, err := nftables.New()
 	if err != nil {
+		c = nil
 		errs = append(errs, fmt.Errorf("opening nftables: %w", err))
 	} else {
 		if s.pol.mode == evidence.EgressAllow {
@@ -463,13 +470,37 @@ func (s *Session) finish() ([]evidence.Egress, *evidence.Dropped, error) {
 			}
 		}
 	}
-	lost, err := s.log.stop()
-	if err != nil {
-		errs = append(errs, err)
+	// The packets the rule set logged, read before the log is drained:
+	// the command has ended and the stub and the proxy are stopped, so
+	// nothing of the run passes the wall any more, and each message the
+	// kernel queued for a packet counted here is read below.
+	counted, countErr := uint64(0), error(nil)
+	if c == nil {
+		countErr = errors.New("no nftables connection")
+	} else if o, err := c.GetObject(&nftables.CounterObj{Table: s.rs.table, Name: counterLogged}); err != nil {
+		countErr = err
+	} else if co, ok := o.(*nftables.CounterObj); !ok {
+		countErr = fmt.Errorf("the kernel answered %T", o)
+	} else {
+		counted = co.Packets
+	}
+	lost, stopErr := s.log.stop()
+	if stopErr != nil {
+		errs = append(errs, stopErr)
 	}
 	s.rec.addFlows(mergeICMP(flows))
 	if lost > 0 {
 		errs = append(errs, fmt.Errorf("the kernel dropped %d batches of packet logs: %w", lost, ErrIncomplete))
+	}
+	received := s.log.received.Load()
+	s.logCounted, s.logReceived = counted, received
+	switch {
+	case countErr != nil:
+		errs = append(errs, fmt.Errorf("reading the count of packets the wall logged, without which no packet log the kernel dropped unsaid can be told (%v): %w", countErr, ErrIncomplete))
+	case received < counted && lost == 0 && stopErr == nil:
+		// nfnetlink_log drops a message where it finds no memory for
+		// it, and says nothing (no ENOBUFS): only the count tells.
+		errs = append(errs, fmt.Errorf("the wall logged %d packets and the packet log's reader received %d: the kernel dropped %d packet logs without a word: %w", counted, received, counted-received, ErrIncomplete))
 	}
 	if s.dns != nil && s.dns.lost > 0 {
 		errs = append(errs, fmt.Errorf("the dns stub's queue overflowed and %d questions were lost: %w", s.dns.lost, ErrIncomplete))
