@@ -80,8 +80,8 @@ func TestSlirpWithoutDisableDNSRefused(t *testing.T) {
 			c.Close()
 			t.Fatalf("%q: started", say)
 		}
-		if msg := err.Error(); !strings.Contains(msg, "install a newer slirp4netns, or use --connector pasta") ||
-			!strings.Contains(msg, "1.1.0") {
+		if msg := err.Error(); !strings.Contains(msg, "install slirp4netns 1.1.0 or later") ||
+			!strings.Contains(msg, "--connector pasta") {
 			t.Errorf("%q: error %q does not name the fix", say, msg)
 		}
 		if errors.Is(err, ErrNoConnector) {
