@@ -1038,7 +1038,7 @@ func toolsFor(h *Hook, payloads map[string]map[string]any, cwd string) ([]Payloa
 		}
 		var out []Payload
 		for _, t := range cands {
-			if !m.Match(t) {
+			if !m.Match(t) || skipsToolEvent(h.Event, t) {
 				continue
 			}
 			in := payloads[t]
@@ -1076,7 +1076,7 @@ func toolsFor(h *Hook, payloads map[string]map[string]any, cwd string) ([]Payloa
 				out = append(out, BuildPayload(h.Event, t, cwd, ti, insideAgent(h, nil)))
 			}
 		}
-		if x := m.Example(); len(out) == 0 && x != "" && !contains(cands, x) {
+		if x := m.Example(); len(out) == 0 && x != "" && !contains(cands, x) && !skipsToolEvent(h.Event, x) {
 			// None of the tools vigiles names by default, but one the
 			// expression selects (an MCP server's, mcp__memory__.*):
 			// Claude Code runs the hook for it.
@@ -1086,6 +1086,18 @@ func toolsFor(h *Hook, payloads map[string]map[string]any, cwd string) ([]Payloa
 			}
 			if IfMatches(h.If, h.Event, x, cwd, ti) {
 				out = append(out, BuildPayload(h.Event, x, cwd, ti, insideAgent(h, nil)))
+			}
+		}
+		if len(out) == 0 && m.Match(endConversation) && skipsToolEvent(h.Event, endConversation) {
+			what := fmt.Sprintf("its matcher %q selects %s", h.Matcher, endConversation)
+			if r, err := parseIf(h.If); h.If != "" && (err != nil || ifTool(r) != endConversation) {
+				what = "" // the if condition, not the tool, keeps it from running
+			} else if h.If != "" {
+				what = fmt.Sprintf("its if condition %q names %s", h.If, endConversation)
+			}
+			if what != "" {
+				return nil, fmt.Sprintf("%s, for which Claude Code runs no %s hook (nor %s), and no other tool an audit sends, so it never runs",
+					what, h.Event, JoinWords(slices.DeleteFunc(slices.Clone(endConversationSkips), func(e string) bool { return e == h.Event }), "or"))
 			}
 		}
 		if len(out) == 0 {
@@ -1131,6 +1143,26 @@ func toolsFor(h *Hook, payloads map[string]map[string]any, cwd string) ([]Payloa
 		return []Payload{BuildPayload(h.Event, x, cwd, nil, nil)}, ""
 	}
 	return nil, fmt.Sprintf("its matcher %q selects none of the %s values vigiles sends (%s)", h.Matcher, spec.MatchField, strings.Join(vals, ", "))
+}
+
+// endConversation is Claude Code's tool that ends the session (2.1.213
+// and later, in an interactive terminal session on newer models): it
+// never asks for permission, and Claude Code runs no PreToolUse,
+// PostToolUse or PermissionRequest hook for it (hooks.md, "Hook
+// lifecycle", "PreToolUse" and "PermissionRequest"; tools-reference.md,
+// "EndConversation tool behavior").
+const endConversation = "EndConversation"
+
+// endConversationSkips are the events Claude Code never fires for an
+// EndConversation call, in the order of a session.
+var endConversationSkips = []string{PreToolUse, PermissionRequest, PostToolUse}
+
+// skipsToolEvent reports whether Claude Code never fires the tool event
+// event for a call of tool: a payload of it is one no session sends. The
+// reference is silent on the other tool events (PostToolUseFailure,
+// PermissionDenied), which are left as they are.
+func skipsToolEvent(event, tool string) bool {
+	return tool == endConversation && slices.Contains(endConversationSkips, event)
 }
 
 // valuesToTry are the matcher values an audit may send a hook of an event

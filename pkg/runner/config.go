@@ -1407,6 +1407,12 @@ func (p *cfgParser) check(n *yaml.Node) *Check {
 			p.errAt(toolNode, "tool %q: %s sends %s as one of %s", c.Tool, c.Event, spec.MatchField, strings.Join(spec.Values, ", "))
 		}
 	}
+	if skipsToolEvent(c.Event, c.Tool) {
+		// Claude Code never fires the event for the tool: the run would
+		// test a payload that cannot occur.
+		p.errAt(toolNode, "%s: tool %q: Claude Code runs no %s hook for %s calls (nor %s), so no session sends this payload; name another tool, or another tool event", what, c.Tool, c.Event, c.Tool,
+			JoinWords(slices.DeleteFunc(slices.Clone(endConversationSkips), func(e string) bool { return e == c.Event }), "or"))
+	}
 	if v, ok := c.Payload["teammate_name"]; ok {
 		// Claude Code sends a teammate's name, a string: anything else
 		// decides nothing of it (rulesFor), and would pass for none.

@@ -255,6 +255,12 @@ func TestConfigErrorLocations(t *testing.T) {
 		// are a closed list: at the tool, naming the values it sends.
 		{"SessionStart source misspelt", "checks:\n  - name: a\n    hook: h\n    event: SessionStart\n    tool: startpu\n    expect: {blocked: false}\n",
 			[]string{`5:11 tool "startpu": SessionStart sends source as one of startup, resume, clear, compact, fork`}},
+		// Claude Code fires no PreToolUse, PostToolUse or
+		// PermissionRequest for EndConversation: a payload none sends.
+		{"EndConversation on PreToolUse", "checks:\n  - name: a\n    hook: h\n    tool: EndConversation\n    expect: {blocked: true}\n",
+			[]string{`4:11 check "a": tool "EndConversation": Claude Code runs no PreToolUse hook for EndConversation calls (nor PermissionRequest or PostToolUse)`}},
+		{"EndConversation on PermissionRequest", "checks:\n  - {name: a, hook: h, event: PermissionRequest, tool: EndConversation, expect: {allowed: true}}\n",
+			[]string{`2:56 check "a": tool "EndConversation": Claude Code runs no PermissionRequest hook for EndConversation calls (nor PreToolUse or PostToolUse)`}},
 		{"Setup trigger", "checks:\n  - {name: a, hook: h, event: Setup, tool: install, expect: {exit-code: 0}}\n",
 			[]string{`2:44 tool "install": Setup sends trigger as one of init, maintenance`}},
 		{"PreCompact trigger", "checks:\n  - name: a\n    hook: h\n    event: PreCompact\n    tool: Manual\n    expect: {blocked: true}\n",

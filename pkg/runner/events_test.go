@@ -101,6 +101,42 @@ func TestPayloadFields(t *testing.T) {
 	}
 }
 
+// TestEndConversationSkipsToolHooks: Claude Code runs no PreToolUse,
+// PostToolUse or PermissionRequest hook for an EndConversation call
+// (hooks.md, "Hook lifecycle", "PreToolUse", "PermissionRequest"), so an
+// audit sends none of those events a payload for it: a hook whose
+// matcher selects it alone never runs, and one that selects other tools
+// too runs for those. The reference says nothing of PostToolUseFailure
+// and PermissionDenied, which keep theirs.
+func TestEndConversationSkipsToolHooks(t *testing.T) {
+	for _, tc := range []struct {
+		event, matcher, ifCond string
+		want                   []string // the tools run for; none: why names EndConversation
+	}{
+		{PreToolUse, "EndConversation", "", nil},
+		{PostToolUse, "EndConversation", "", nil},
+		{PermissionRequest, "EndConversation", "", nil},
+		{PreToolUse, "^EndConversation$", "", nil},
+		{PreToolUse, "*", "EndConversation", nil},
+		{PreToolUse, "EndConversation|Bash", "", []string{"Bash"}},
+		{PostToolUseFailure, "EndConversation", "", []string{"EndConversation"}},
+		{PermissionDenied, "EndConversation", "", []string{"EndConversation"}},
+	} {
+		h := &Hook{Event: tc.event, Matcher: tc.matcher, HasMatcher: true, If: tc.ifCond, Type: TypeCommand, Command: "x"}
+		ps, why := toolsFor(h, nil, "/repo")
+		var tools []string
+		for _, p := range ps {
+			tools = append(tools, p.Tool)
+		}
+		if !slices.Equal(tools, tc.want) {
+			t.Errorf("%s %q if %q: runs for %v (%s), want %v", tc.event, tc.matcher, tc.ifCond, tools, why, tc.want)
+		}
+		if tc.want == nil && !strings.Contains(why, "Claude Code runs no "+tc.event+" hook") {
+			t.Errorf("%s %q if %q: why = %q, want it to say Claude Code runs no %s hook for EndConversation", tc.event, tc.matcher, tc.ifCond, why, tc.event)
+		}
+	}
+}
+
 func TestPayloadOverrides(t *testing.T) {
 	p := BuildPayload(PreToolUse, "Bash", "/repo", map[string]any{"command": "rm -rf /"}, map[string]any{"permission_mode": "plan", "extra": 1.0})
 	in := p.Input
