@@ -1065,7 +1065,7 @@ func toolsFor(h *Hook, payloads map[string]map[string]any, cwd string) ([]Payloa
 			if len(out) > 0 {
 				break
 			}
-			if contains(cands, t) || !m.Match(t) {
+			if contains(cands, t) || !m.Match(t) || skipsToolEvent(h.Event, t) {
 				continue
 			}
 			ti := DefaultToolInput(t, cwd)

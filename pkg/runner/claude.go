@@ -3317,11 +3317,19 @@ func mcpServerName(name string) bool {
 }
 
 // claudeTools are the names of Claude Code's own tools: those a matcher
-// that names another may have meant (misspeltTool), and those a matcher
-// written as a permission rule may select (ruleNeverMatches).
-var claudeTools = []string{"Agent", "AskUserQuestion", "Bash", "BashOutput", "Edit", "EnterPlanMode", "ExitPlanMode", "Glob", "Grep",
-	"KillShell", "LS", "Monitor", "MultiEdit", "NotebookEdit", "NotebookRead", "PowerShell", "Read", "Skill", "SlashCommand", "Task",
-	"TaskCreate", "TaskGet", "TaskList", "TaskOutput", "TaskStop", "TaskUpdate", "TodoWrite", "ToolSearch", "WebFetch", "WebSearch", "Write"}
+// that names another may have meant (misspeltTool), those a matcher
+// written as a permission rule may select (ruleNeverMatches), and those
+// a regular expression that selects none of the default tools runs for
+// (toolsFor). They hold each tool of the tools reference's table, whose
+// names are "the exact strings you use in … hook matchers"
+// (tools-reference.md: CronCreate, EnterWorktree, LSP, SendMessage, …),
+// and the earlier names matchers still write (LS, MultiEdit, Task, …).
+var claudeTools = []string{"Agent", "Artifact", "AskUserQuestion", "Bash", "BashOutput", "CronCreate", "CronDelete", "CronList", "Edit",
+	"EndConversation", "EnterPlanMode", "EnterWorktree", "ExitPlanMode", "ExitWorktree", "Glob", "Grep", "KillShell", "LS", "LSP",
+	"ListAgents", "ListMcpResourcesTool", "Monitor", "MultiEdit", "NotebookEdit", "NotebookRead", "PowerShell", "PushNotification", "Read",
+	"ReadMcpResourceTool", "RemoteTrigger", "ReportFindings", "ScheduleWakeup", "SendMessage", "SendUserFile", "ShareOnboardingGuide",
+	"Skill", "SlashCommand", "Task", "TaskCreate", "TaskGet", "TaskList", "TaskOutput", "TaskStop", "TaskUpdate", "TodoWrite", "ToolSearch",
+	"WaitForMcpServers", "WebFetch", "WebSearch", "Workflow", "Write"}
 
 // misspeltTool finds, in matcher on the tool event event, a name of the
 // exact-names form (Bash|Write) that is no tool of Claude Code's but

@@ -554,6 +554,44 @@ func TestClaudeToolsHoldTheNamedOnes(t *testing.T) {
 	}
 }
 
+// TestReferenceToolsAreClaudeTools: the tools of the tools reference's
+// table are Claude Code's own: a regular expression that selects one of
+// them and none of the default tools runs for that tool, not for a name
+// built from the expression that no session sends (^Cron ran for
+// "Cron"), and a matcher that nearly names one is told which it is
+// like. EndConversation is one, for which no PreToolUse hook runs: the
+// expression's own fallback, a name built from it, stays as it was.
+func TestReferenceToolsAreClaudeTools(t *testing.T) {
+	for _, tc := range []struct{ event, matcher, want string }{
+		{PreToolUse, "^Cron", "CronCreate"},
+		{PreToolUse, "Worktree$", "EnterWorktree"},
+		{PostToolUse, "^LSP$", "LSP"},
+		{PreToolUse, "^Send", "SendMessage"},
+		{PreToolUse, "ListMcp.*", "ListMcpResourcesTool"},
+		{PostToolUseFailure, "^EndConv", "EndConversation"},
+	} {
+		h := &Hook{Event: tc.event, Matcher: tc.matcher, HasMatcher: true, Type: TypeCommand, Command: "x"}
+		ps, why := toolsFor(h, nil, "/repo")
+		if len(ps) != 1 || ps[0].Tool != tc.want || ps[0].Input["tool_name"] != tc.want {
+			t.Errorf("%s matcher %q: payloads %v (%s), want one for %s", tc.event, tc.matcher, ps, why, tc.want)
+		}
+	}
+	h := &Hook{Event: PreToolUse, Matcher: "^EndConv", HasMatcher: true, Type: TypeCommand, Command: "x"}
+	if ps, _ := toolsFor(h, nil, "/repo"); slices.ContainsFunc(ps, func(p Payload) bool { return p.Tool == "EndConversation" }) {
+		t.Errorf("PreToolUse matcher ^EndConv: payloads %v, want none for EndConversation, for which Claude Code runs no PreToolUse hook", ps)
+	}
+	for _, tc := range []struct{ matcher, like string }{
+		{"ExitWorktre", "ExitWorktree"},
+		{"CronCreat", "CronCreate"},
+		{"SendMesage", "SendMessage"},
+		{"LSP|EnterWorktree|ScheduleWakeup", ""},
+	} {
+		if _, like := misspeltTool(PreToolUse, tc.matcher); like != tc.like {
+			t.Errorf("matcher %q: like %q, want %q", tc.matcher, like, tc.like)
+		}
+	}
+}
+
 // TestTaskMatcherSelectsAgent: a tool event's matcher that names Task,
 // the Agent tool's name before Claude Code 2.1.63, exactly or by a
 // regular expression, selects Agent, as Claude Code resolves the alias;
