@@ -33,10 +33,25 @@ import (
 // orphaned, it is the reaper's child, and each of its later incarnations
 // is too. Where the kernel says some are left and the scan listed none,
 // they are listed as one Unlisted entry.
+//
+// A reaper with no child at the deadline, its main process not gone, has
+// not started the command yet (the deadline runs from the command's
+// handing over, and the reaper forks the main process first): nothing ran
+// beside it, and what a scan after that first read finds is the main
+// process, forked since, not a survivor.
 func survivors(reaperPid int, mainGone bool) []reaper.Process {
 	first, ok := childrenOf(reaperPid)
+	return survivorsOf(reaperPid, mainGone, first, ok)
+}
+
+// survivorsOf is survivors, given the reaper's children as read first at
+// the deadline (childrenOf's answer).
+func survivorsOf(reaperPid int, mainGone bool, first []int, ok bool) []reaper.Process {
 	main := 0
 	if !mainGone {
+		if ok && len(first) == 0 {
+			return nil
+		}
 		main = eldest(first)
 	}
 	if listed := scanSurvivors(reaperPid, main); len(listed) > 0 {

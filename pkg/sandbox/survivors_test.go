@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -97,5 +98,62 @@ func TestTimedOutHopperIsNotMissed(t *testing.T) {
 		if !res.TimedOut || len(res.Lingered) == 0 {
 			t.Fatalf("run %d: timedOut %v lingered %q, want the hopper (or the kernel's word that something is left)", i, res.TimedOut, res.Lingered)
 		}
+	}
+}
+
+// TestDeadlineBeforeTheCommandStartedListsNone: a reaper that had no child
+// when the deadline came had not started the command, and nothing ran
+// beside it; the main process it forks while the deadline's scan reads
+// /proc is not a survivor. The scan had excluded no process then (main
+// 0) and listed the main process itself, which a starved machine, whose
+// 1 s deadline came before the reaper forked, showed as lingered. Here a
+// shell stands in for the reaper: it is read with no child, then forks
+// one, which has exec'd its sleep before the survivors are listed.
+func TestDeadlineBeforeTheCommandStartedListsNone(t *testing.T) {
+	cmd := exec.Command("bash", "-c", `read -r _; sleep 29.71 & wait`)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		cmd.Process.Kill()
+		cmd.Wait()
+	})
+	stand := cmd.Process.Pid
+	first, ok := childrenOf(stand)
+	if !ok {
+		missing(t, "/proc/PID/task/TID/children (CONFIG_PROC_CHILDREN)")
+	}
+	if len(first) != 0 {
+		t.Fatalf("the stand-in has children %v before it was told to fork", first)
+	}
+	in.Write([]byte("go\n"))
+	for deadline := time.Now().Add(30 * time.Second); ; {
+		if time.Now().After(deadline) {
+			t.Fatal("the stand-in's child had not exec'd its sleep in 30 s")
+		}
+		kids, _ := childrenOf(stand)
+		if len(kids) == 1 {
+			if b, _ := os.ReadFile("/proc/" + strconv.Itoa(kids[0]) + "/cmdline"); string(b) == "sleep\x0029.71\x00" {
+				break
+			}
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	if got := survivorsOf(stand, false, first, ok); got != nil {
+		t.Errorf("survivors of a reaper read with no child at the deadline: %+v, want none (its main process forked since)", got)
+	}
+	// Read at the deadline with its child, the child is the main process
+	// and nothing ran beside it; once it is gone, the child counts.
+	if got := survivors(stand, false); got != nil {
+		t.Errorf("survivors beside the main process alone: %+v, want none", got)
+	}
+	if got := survivors(stand, true); len(got) != 1 || !strings.Contains(string(got[0].Cmdline), "29.71") {
+		t.Errorf("survivors with the main process gone: %+v, want the sleep", got)
 	}
 }
