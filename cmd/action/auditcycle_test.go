@@ -20,6 +20,11 @@ import (
 // cycleTree is a repository that vendors five plugins through a local
 // marketplace: one that tries a host, one that writes, one that fails,
 // one that runs out its time, and one whose script does nothing much.
+// The one that runs out its time execs its sleep: sh -c "sleep 30" (dash
+// forks the sleep) has the sleep beside it at the deadline, lingered,
+// only where the shell forked it within the 1 s (a starved machine had
+// not, in one audit of the cycle and not in the others); with exec no
+// process is ever beside it, whenever the deadline comes.
 func cycleTree() map[string]string {
 	plugin := func(name string) string { return fmt.Sprintf(`{"name": %q, "version": "1.0.0"}`, name) }
 	return map[string]string{
@@ -38,7 +43,7 @@ func cycleTree() map[string]string {
 		"plugins/failer/.claude-plugin/plugin.json":   plugin("failer"),
 		"plugins/failer/hooks/hooks.json":             `{"hooks": {"UserPromptSubmit": [{"hooks": [{"type": "command", "command": "echo nope >&2; exit 3"}]}]}}`,
 		"plugins/sleeper/.claude-plugin/plugin.json":  plugin("sleeper"),
-		"plugins/sleeper/hooks/hooks.json":            `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "sleep 30", "timeout": 1}]}]}}`,
+		"plugins/sleeper/hooks/hooks.json":            `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "exec sleep 30", "timeout": 1}]}]}}`,
 		"plugins/rewriter/.claude-plugin/plugin.json": plugin("rewriter"),
 		"plugins/rewriter/hooks/hooks.json":           `{"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "bash \"${CLAUDE_PLUGIN_ROOT}/scripts/r.sh\""}]}]}}`,
 		"plugins/rewriter/scripts/r.sh":               "cat >/dev/null\necho '{}'\n",
@@ -91,7 +96,7 @@ func TestScheduledAuditCycle(t *testing.T) {
 		"plugins/writer/scripts/w.sh":     "cd \"$CLAUDE_PROJECT_DIR\"\nmkdir -p .claude/writer && echo x >> .claude/writer/log.txt\necho 'alias x=y' >> \"$HOME/.bashrc\"\n",
 		"plugins/rewriter/scripts/r.sh":   "cat >/dev/null\n# the same, in other bytes\necho '{}'\n",
 		"plugins/failer/hooks/hooks.json": `{"hooks": {}}`,
-		"plugins/sleeper/hooks/hooks.json": `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "sleep 30", "timeout": 1}]}],
+		"plugins/sleeper/hooks/hooks.json": `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "exec sleep 30", "timeout": 1}]}],
 "SessionEnd": [{"hooks": [{"type": "command", "command": "echo bye"}]}]}}`,
 	} {
 		if err := os.WriteFile(filepath.Join(dir, p), []byte(c), 0o644); err != nil {
