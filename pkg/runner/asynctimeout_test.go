@@ -18,11 +18,14 @@ import (
 // ran on. vigiles ends it at its timeout all the same: the run says so,
 // is still timed out, and its run/timeout warning says what came after
 // is not recorded. A hook that prints no async response and outlives its
-// timeout stays an error.
+// timeout stays an error. The timeout is 5 s, not 1: the deadline runs
+// from the command's start, and a starved machine (0.2 core) had not
+// printed the first line in 1 s, which made the run one that printed
+// nothing and was cancelled.
 func TestAsyncResponseThenTimeoutIsBackgrounded(t *testing.T) {
 	sandboxtest.RequireConfinement(t)
 	hook := func(first string) string {
-		return `{"type": "command", "timeout": 1, "command": "echo '` + first + `'; echo 'rm is not allowed' >&2; sleep 5; exit 2"}`
+		return `{"type": "command", "timeout": 5, "command": "echo '` + first + `'; echo 'rm is not allowed' >&2; sleep 30; exit 2"}`
 	}
 	dir := makeTree(t, map[string]string{
 		"plugins/p/hooks/hooks.json": `{"hooks": {"PreToolUse": [
@@ -129,13 +132,15 @@ func TestAsyncHookOutlivingItsTimeoutRunsOn(t *testing.T) {
 // its timeout would have run on in Claude Code, which times no hook it
 // has backgrounded: what it did after (here a write) is not in the
 // record, so no-write cannot pass on the record's nothing: it fails as
-// not recorded.
+// not recorded. The hook whose first line is async has 5 s, not 1, to
+// print it before its deadline, as in
+// TestAsyncResponseThenTimeoutIsBackgrounded.
 func TestBackgroundedHookCutShortPassesNothing(t *testing.T) {
 	sandboxtest.RequireConfinement(t)
 	dir := makeTree(t, map[string]string{
 		"plugins/p/hooks/hooks.json": `{"hooks": {
   "SubagentStop": [{"hooks": [{"type": "command", "async": true, "timeout": 1, "command": "sleep 3; touch late"}]}],
-  "Stop": [{"hooks": [{"type": "command", "timeout": 1, "command": "echo '{\"async\": true}'; exec sleep 3"}]}]
+  "Stop": [{"hooks": [{"type": "command", "timeout": 5, "command": "echo '{\"async\": true}'; exec sleep 30"}]}]
 }}`,
 		".vigiles.yml": "version: 1\nchecks:\n" +
 			"  - {name: handler async, hook: p, event: SubagentStop, expect: {no-write: true}}\n" +
