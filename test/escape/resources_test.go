@@ -67,9 +67,12 @@ while time.time() < end:
 					t.Errorf("1 GiB was allocated under a 256 MiB limit: exit %d", res.ExitCode)
 				}
 			}},
-		{"many processes under a low address-space limit", []string{"--limit-memory", "1GiB", "--timeout", "30s"},
+		{"many processes under a low address-space limit", []string{"--limit-memory", "1GiB", "--timeout", "120s"},
 			// The limit is the command's: the reaper, whose Go runtime
 			// reserves more than 1 GiB, still samples 300 processes.
+			// 120 s, not 30: the timeout only bounds a hung run, and a
+			// starved machine (0.1 core) had not started the 300 and
+			// python3 in 30 s, beside the reaper's sampling of them.
 			`for i in $(seq 1 300); do sleep 2 & done; wait; python3 -c 'b = bytearray(1 << 30)' 2>/dev/null || echo bounded`, "", "", func(t *testing.T, res result) {
 				if res.Error != "" || res.ExitCode != 0 || !strings.Contains(res.Stdout, "bounded") {
 					t.Errorf("exit %d, error %q, stdout %q, want exit 0 and the command bounded; stderr %.300q", res.ExitCode, res.Error, res.Stdout, res.Stderr)
