@@ -94,11 +94,14 @@ func TestTheHookGetsTheWallsResolverAndProxy(t *testing.T) {
 }
 
 type egressEntry struct {
-	Host    string `json:"host"`
-	IP      string `json:"ip"`
-	Port    int    `json:"port"`
-	Via     string `json:"via"`
-	Allowed bool   `json:"allowed"`
+	Host     string `json:"host"`
+	IP       string `json:"ip"`
+	Port     int    `json:"port"`
+	Proto    string `json:"proto"`
+	Via      string `json:"via"`
+	Allowed  bool   `json:"allowed"`
+	Attempts int    `json:"attempts"`
+	Detail   string `json:"detail"`
 }
 
 type egressResult struct {

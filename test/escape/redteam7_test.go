@@ -69,29 +69,13 @@ time.sleep(0.3)
 func TestSignedOrUncheckedLocalAttemptsAreRecorded(t *testing.T) {
 	requireBwrap(t)
 	requireTools(t, "python3")
-	type entry struct {
-		IP       string `json:"ip"`
-		Port     int    `json:"port"`
-		Proto    string `json:"proto"`
-		Via      string `json:"via"`
-		Allowed  bool   `json:"allowed"`
-		Attempts int    `json:"attempts"`
-	}
 	for _, r := range runners(t) {
-		modes := [][]string{{"deny"}, {"record"}}
-		if r.cred == nil {
-			// Allow mode as root only: /dev/net/tun is 0600 on these
-			// machines (allowunpriv_test.go gives nobody a node of its own).
-			for _, c := range []string{"slirp4netns", "pasta"} {
-				modes = append(modes, []string{"allow", "--allow-ip", "192.0.2.0/24", "--connector", c})
-			}
-		}
-		for _, mode := range modes {
+		for _, mode := range egressModes(r, "192.0.2.0/24") {
 			t.Run(r.name+"/"+mode[0]+connectorOf(mode), func(t *testing.T) {
 				dir := workTree(t)
 				res := vigiles(t, r, dir, nil, append([]string{"--egress"}, append(mode, "--", "python3", "-c", signedAndUncheckedClient)...)...)
 				var got struct {
-					Egress []entry `json:"egress"`
+					Egress []egressEntry `json:"egress"`
 				}
 				if err := json.Unmarshal([]byte(res.raw), &got); err != nil {
 					t.Fatal(err)
@@ -123,6 +107,20 @@ func TestSignedOrUncheckedLocalAttemptsAreRecorded(t *testing.T) {
 			})
 		}
 	}
+}
+
+// egressModes are the --egress arguments of a run in each mode r may run:
+// deny and record, and allow through each connector (allowing allowIP),
+// as root only: /dev/net/tun is 0600 on these machines
+// (allowunpriv_test.go gives nobody a node of its own).
+func egressModes(r runner, allowIP string) [][]string {
+	modes := [][]string{{"deny"}, {"record"}}
+	if r.cred == nil {
+		for _, c := range []string{"slirp4netns", "pasta"} {
+			modes = append(modes, []string{"allow", "--allow-ip", allowIP, "--connector", c})
+		}
+	}
+	return modes
 }
 
 // connectorOf names the connector an allow-mode run's arguments choose,

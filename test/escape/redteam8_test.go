@@ -89,29 +89,13 @@ time.sleep(0.3)
 func TestOddDestinationsAreRecorded(t *testing.T) {
 	requireBwrap(t)
 	requireTools(t, "python3", "getent")
-	type entry struct {
-		Host     string `json:"host"`
-		IP       string `json:"ip"`
-		Port     int    `json:"port"`
-		Proto    string `json:"proto"`
-		Via      string `json:"via"`
-		Allowed  bool   `json:"allowed"`
-		Attempts int    `json:"attempts"`
-		Detail   string `json:"detail"`
-	}
 	for _, r := range runners(t) {
-		modes := [][]string{{"deny"}, {"record"}}
-		if r.cred == nil {
-			for _, c := range []string{"slirp4netns", "pasta"} {
-				modes = append(modes, []string{"allow", "--allow-ip", "198.51.100.250/32", "--connector", c})
-			}
-		}
-		for _, mode := range modes {
+		for _, mode := range egressModes(r, "198.51.100.250/32") {
 			t.Run(r.name+"/"+mode[0]+connectorOf(mode), func(t *testing.T) {
 				dir := workTree(t)
 				res := vigiles(t, r, dir, nil, append([]string{"--egress"}, append(mode, "--", "python3", "-c", oddDestinationsClient)...)...)
 				var got struct {
-					Egress []entry `json:"egress"`
+					Egress []egressEntry `json:"egress"`
 				}
 				if err := json.Unmarshal([]byte(res.raw), &got); err != nil {
 					t.Fatal(err)
