@@ -78,12 +78,14 @@ func TestLingeredShowsWhereArgumentsEnd(t *testing.T) {
 	requireConfinement(t)
 	dir := makeTree(t, nil)
 	// Each shell waits on its sleep, so it stays itself (no exec of the
-	// last command); the main process waits until each runs sh before
-	// it exits and leaves them.
+	// last command); the main process waits until each shell's sleep has
+	// exec'd before it exits and leaves them: a child the shell has
+	// forked and not yet exec'd shows the shell's own command line, a
+	// second copy of it in the list.
 	script := `s='sleep 1000; exit 0'
 		for args in '"a b"' 'a b' '"" z' 'z ""' '"" ""' '"a\b"'; do
 			eval "(exec sh -c \"\$s\" sh $args) &"; p=$!
-			until [ "$(cat /proc/$p/comm)" = sh ]; do sleep 0.01; done
+			until c=$(cat /proc/$p/task/$p/children) && [ -n "$c" ] && [ "$(cat /proc/${c%% *}/comm)" = sleep ]; do sleep 0.01; done
 		done`
 	res := run(t, Spec{Dir: dir, Command: []string{"bash", "-c", script}})
 	if res.Tier != TierConfined || res.ExitCode != 0 {
