@@ -84,16 +84,7 @@ func TestBaselineKeepsServers(t *testing.T) {
 			t.Errorf("--update-baseline keeps every server, so each is a notice: %s", l)
 		}
 	}
-	data, err := os.ReadFile(filepath.Join(dir, serversBase))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var got struct {
-		Servers []BaselineServer `json:"servers"`
-	}
-	if err := json.Unmarshal(data, &got); err != nil {
-		t.Fatal(err)
-	}
+	servers, data := savedServers(t, dir)
 	// None runs a file of the tree (a/db is not there): each keeps so.
 	none := []BaselineFile{}
 	want := []BaselineServer{
@@ -102,7 +93,7 @@ func TestBaselineKeepsServers(t *testing.T) {
 		{Plugin: "a", Context: "plugin:a", Kind: "mcp", Name: "db", Type: "stdio", Starts: "a/db --data '~/.claude/plugins/data/a-mk/x' (environment: NODE_OPTIONS='--require ./hook.js')", File: "a/.mcp.json", Files: none},
 		{Plugin: "a", Context: "plugin:a", Kind: "monitor", Name: "tail", Starts: "tail -F log", File: "a/monitors/monitors.json", Files: none},
 	}
-	if d := cmp.Diff(want, got.Servers); d != "" {
+	if d := cmp.Diff(want, servers); d != "" {
 		t.Errorf("the baseline's servers (-want +got):\n%s", d)
 	}
 	if !strings.Contains(string(data), `"type": "stdio",`) || strings.Contains(string(data), "b-server") {
@@ -530,4 +521,21 @@ func BenchmarkCompareServersOfOneName(b *testing.B) {
 			b.Fatalf("verdict %s, want pass: every declared monitor is in the baseline", rep.Verdict)
 		}
 	}
+}
+
+// savedServers reads the servers the baseline of the tree dir keeps, and
+// the baseline's bytes.
+func savedServers(t *testing.T, dir string) ([]BaselineServer, []byte) {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(dir, serversBase))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got struct {
+		Servers []BaselineServer `json:"servers"`
+	}
+	if err := json.Unmarshal(data, &got); err != nil {
+		t.Fatal(err)
+	}
+	return got.Servers, data
 }

@@ -2,7 +2,6 @@ package runner
 
 import (
 	"context"
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"sort"
@@ -180,27 +179,18 @@ func TestBaselineKeepsMods(t *testing.T) {
 			t.Errorf("--update-baseline keeps every mod, so each is a notice: %s", l)
 		}
 	}
-	data, err := os.ReadFile(filepath.Join(dir, serversBase))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var got struct {
-		Servers []BaselineServer `json:"servers"`
-	}
-	if err := json.Unmarshal(data, &got); err != nil {
-		t.Fatal(err)
-	}
-	for i := range got.Servers {
-		for j := range got.Servers[i].Files {
-			if len(got.Servers[i].Files[j].SHA256) != 64 {
-				t.Errorf("file %s kept without its hash", got.Servers[i].Files[j].Path)
+	servers, _ := savedServers(t, dir)
+	for i := range servers {
+		for j := range servers[i].Files {
+			if len(servers[i].Files[j].SHA256) != 64 {
+				t.Errorf("file %s kept without its hash", servers[i].Files[j].Path)
 			}
-			got.Servers[i].Files[j].SHA256 = "x"
+			servers[i].Files[j].SHA256 = "x"
 		}
 	}
 	want := []BaselineServer{{Plugin: "m", Context: "plugin:m", Kind: "mod", Name: "./register.ts", Starts: "m/hooks/register.ts", File: "m/hooks/hooks.json",
 		Files: []BaselineFile{{Path: "m/hooks/register.ts", SHA256: "x"}, {Path: "m/hooks/ui/pane.tsx", SHA256: "x"}}}}
-	if d := cmp.Diff(want, got.Servers); d != "" {
+	if d := cmp.Diff(want, servers); d != "" {
 		t.Errorf("the baseline's servers (-want +got):\n%s", d)
 	}
 
