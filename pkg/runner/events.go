@@ -280,8 +280,11 @@ var knownEvents = map[string]eventSpec{
 		return map[string]any{"worktree_path": path.Join(cwd, ".claude/worktrees", defaultWorktree)}
 	}},
 	// Elicitation and ElicitationResult match the MCP server's name; a
-	// form-mode request, and the user's answer to it.
-	Elicitation: {MatchField: "mcp_server_name", Values: []string{defaultMCPServer},
+	// form-mode request, and the user's answer to it. Neither carries
+	// permission_mode: the hooks reference's input examples of both carry
+	// none (as fetched in October 2026; earlier copies of it showed
+	// "default" there), as a payload Claude Code 2.1.148 sent does not.
+	Elicitation: {NoMode: true, MatchField: "mcp_server_name", Values: []string{defaultMCPServer},
 		Fields: func(string) map[string]any {
 			return map[string]any{"message": "Please provide your credentials", "mode": "form",
 				"requested_schema": map[string]any{"type": "object",
@@ -295,7 +298,7 @@ var knownEvents = map[string]eventSpec{
 		Fields: modelSwitchFields, ValueFields: func(_, v string) map[string]any { return map[string]any{"requested_model": v} }},
 	PostModelSwitch: {NoMode: true, MatchField: "to_model", Values: []string{"claude-opus-5", "claude-sonnet-5", "claude-haiku-5"},
 		Fields: modelSwitchFields, ValueFields: func(_, v string) map[string]any { return map[string]any{"requested_model": v} }},
-	ElicitationResult: {MatchField: "mcp_server_name", Values: []string{defaultMCPServer},
+	ElicitationResult: {NoMode: true, MatchField: "mcp_server_name", Values: []string{defaultMCPServer},
 		Fields: func(string) map[string]any {
 			return map[string]any{"action": "accept", "mode": "form", "content": map[string]any{"username": "alice"}}
 		}},

@@ -49,15 +49,17 @@ func TestSettingsMode(t *testing.T) {
 
 // TestPayloadFollowsDefaultMode: the payloads of a project whose
 // settings start its sessions in acceptEdits carry that permission_mode
-// (not the events that get none, nor PermissionDenied's auto); a check's
-// own payload: still sets another.
+// (not the events that get none, SessionStart's nor an Elicitation's,
+// whose input the hooks reference shows without one, nor
+// PermissionDenied's auto); a check's own payload: still sets another.
 func TestPayloadFollowsDefaultMode(t *testing.T) {
 	dir := makeTree(t, map[string]string{
 		".claude/settings.json": `{"permissions": {"defaultMode": "acceptEdits"}, "hooks": {
   "PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "echo pre"}]}],
   "PermissionDenied": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "echo denied"}]}],
   "Stop": [{"hooks": [{"type": "command", "command": "echo stop"}]}],
-  "SessionStart": [{"hooks": [{"type": "command", "command": "echo start"}]}]}}`,
+  "SessionStart": [{"hooks": [{"type": "command", "command": "echo start"}]}],
+  "Elicitation": [{"matcher": "example", "hooks": [{"type": "command", "command": "echo elicit"}]}]}}`,
 		".vigiles.yml": `checks:
   - name: bypass
     hook: .claude/settings.json#hooks.PreToolUse[0].hooks[0]
@@ -90,9 +92,11 @@ func TestPayloadFollowsDefaultMode(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := modes(ex.Stdin)
-	want := map[string]any{"PreToolUse": "acceptEdits", "PermissionDenied": "auto", "Stop": "acceptEdits", "SessionStart": nil}
+	want := map[string]any{"PreToolUse": "acceptEdits", "PermissionDenied": "auto", "Stop": "acceptEdits", "SessionStart": nil, "Elicitation": nil}
 	for k, v := range want {
-		if got[k] != v {
+		if _, ran := got[k]; !ran {
+			t.Errorf("audit: no %s hook ran (all: %v)", k, got)
+		} else if got[k] != v {
 			t.Errorf("audit: %s permission_mode %v, want %v (all: %v)", k, got[k], v, got)
 		}
 	}

@@ -250,7 +250,7 @@ func TestDocsNameTheSessionEndBudgetVar(t *testing.T) {
 func TestPermissionModeWhereClaudeCodeSendsIt(t *testing.T) {
 	without := []string{SessionStart, Setup, InstructionsLoaded, MessageDisplay, Notification, SubagentStart, StopFailure,
 		ConfigChange, CwdChanged, DirectoryAdded, FileChanged, WorktreeCreate, WorktreeRemove, PreCompact, PostCompact, PreModelSwitch,
-		PostModelSwitch, SessionEnd}
+		PostModelSwitch, Elicitation, ElicitationResult, SessionEnd}
 	for _, ev := range EventNames() {
 		tool := ""
 		if IsToolEvent(ev) {
