@@ -169,8 +169,13 @@ var knownEvents = map[string]eventSpec{
 				"last_assistant_message": defaultSubagentMessage,
 				"background_tasks":       []any{}, "session_crons": []any{}}
 		}},
+	// PreCompact's custom_instructions is null for an automatic
+	// compaction, and for a manual one whose /compact names none (the
+	// hooks reference's "PreCompact input", whose example has null;
+	// earlier copies of it said "empty" and showed ""): vigiles' /compact
+	// names none.
 	PreCompact: {NoMode: true, MatchField: "trigger", Values: []string{"manual", "auto"}, Closed: true,
-		Fields: func(string) map[string]any { return map[string]any{"custom_instructions": ""} }},
+		Fields: func(string) map[string]any { return map[string]any{"custom_instructions": nil} }},
 	PostCompact: {NoMode: true, MatchField: "trigger", Values: []string{"manual", "auto"}, Closed: true,
 		Fields: func(string) map[string]any {
 			return map[string]any{"compact_summary": "Summary of the compacted conversation"}
