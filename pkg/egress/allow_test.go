@@ -43,6 +43,16 @@ func bypassQuery() string {
 	return hex.EncodeToString(out)
 }
 
+// mdnsQuery is a multicast DNS question for unicast-mdns.local (ID 0, no
+// flags, as RFC 6762 has them) whose class has its top bit set: QU, a
+// unicast answer wanted.
+func mdnsQuery() []byte {
+	q := buildQuery(0, 1, []byte("unicast-mdns"), []byte("local"))
+	binary.BigEndian.PutUint16(q[2:], 0)
+	binary.BigEndian.PutUint16(q[len(q)-2:], 0x8001)
+	return q
+}
+
 func TestAllow(t *testing.T) {
 	for _, connector := range []string{ConnectorSlirp, ConnectorPasta} {
 		t.Run(connector, func(t *testing.T) {
@@ -83,6 +93,9 @@ func testAllow(t *testing.T, hosts *testHosts, connector string) {
 		/* 16 */ "dnsto:198.18.0.3:53/" + hex.EncodeToString(buildQuery(0x4244, 1, longQuestion()...)),
 		// The same over TCP, in the SYN (TCP Fast Open).
 		/* 17 */ "sh:python3 - " + hex.EncodeToString(buildQuery(0x4245, 1, []byte("syn"), []byte("example"), []byte("test"))) + " 198.18.0.3 <<'PY'\n" + fastOpenQuestionClient + "\nPY\n",
+		// A multicast DNS question sent unicast to mDNS's port of
+		// the same allowed address, with the QU bit of its class set.
+		/* 18 */ "dnsto:198.18.0.3:5353/" + hex.EncodeToString(mdnsQuery()),
 	}
 	l := &Layer{}
 	res := runChild(t, "sandbox", childSpec{Policy: p, Probes: probes}, func(pid int) (io.Closer, error) {
@@ -264,6 +277,12 @@ func testAllow(t *testing.T, hosts *testHosts, connector string) {
 		})
 		if !e.Allowed || !strings.Contains(e.Detail, "asked of 198.18.0.3 port 53 directly") {
 			t.Errorf("question in a SYN to an allowed address recorded as %+v", e)
+		}
+		e, _ = mustFind(t, res.Egress, "the name asked by mDNS", func(e evidence.Egress) bool {
+			return e.Via == evidence.ViaDNS && e.Host == "unicast-mdns.local"
+		})
+		if want := "asked by multicast DNS (mDNS) of 198.18.0.3 port 5353, not of the sandbox's DNS stub: the question went out"; !e.Allowed || !strings.HasPrefix(e.Detail, want) {
+			t.Errorf("mDNS question to an allowed address recorded as %+v, want allowed and a detail starting %q", e, want)
 		}
 	})
 	t.Run("direct dns around the stub is dropped", func(t *testing.T) {

@@ -165,13 +165,16 @@ var longQuestionName = strings.Repeat(strings.Repeat("x", 63)+".", 3) + strings.
 // TestDirectQuestionsAreNamed: a question put to a resolver other than
 // the stub is refused and recorded as the datagram it is, and the name it
 // asked is recorded beside it, read from the logged datagram: the longest
-// name too, over IPv6.
+// name too, over IPv6. A question sent unicast to mDNS's port (5353) is
+// named likewise, its detail saying mDNS asked; one sent to a port no
+// name-resolution protocol uses (5300) is a connect entry alone.
 func TestDirectQuestionsAreNamed(t *testing.T) {
 	needNamespaces(t)
 	probes := []string{
 		"dnsto:203.0.113.9:53/" + hex.EncodeToString(buildQuery(1, 1, []byte("Leak"), []byte("example"), []byte("test"))),
 		"dnsto:[2001:db8::35]:53/" + hex.EncodeToString(buildQuery(2, 28, longQuestion()...)),
 		"dnsto:203.0.113.9:5353/" + hex.EncodeToString(buildQuery(3, 1, []byte("mdns"), []byte("example"), []byte("test"))),
+		"dnsto:203.0.113.9:5300/" + hex.EncodeToString(buildQuery(4, 1, []byte("other-port"), []byte("example"), []byte("test"))),
 	}
 	res := runChild(t, "sandbox", childSpec{Policy: evidence.EgressPolicy{Mode: evidence.EgressDeny}, Probes: probes}, nil)
 	if res.SetupErr != "" || res.FinishErr != "" {
@@ -193,8 +196,17 @@ func TestDirectQuestionsAreNamed(t *testing.T) {
 			t.Errorf("question to %s recorded as %+v", c.ip, e)
 		}
 	}
-	if _, _, ok := find(res.Egress, func(e evidence.Egress) bool { return e.Host == "mdns.example.test" }); ok {
-		t.Errorf("a datagram to port 5353 was read as a DNS question: %+v", res.Egress)
+	e, _ := mustFind(t, res.Egress, "the name asked of port 5353", func(e evidence.Egress) bool {
+		return e.Via == evidence.ViaDNS && e.Host == "mdns.example.test"
+	})
+	if want := "asked by multicast DNS (mDNS) of 203.0.113.9 port 5353, not of the sandbox's DNS stub"; e.Allowed || e.Detail != want {
+		t.Errorf("question to port 5353 recorded as %+v, want not allowed, detail %q", e, want)
+	}
+	mustFind(t, res.Egress, "the datagram to port 5300", func(e evidence.Egress) bool {
+		return e.Via == evidence.ViaConnect && e.IP == "203.0.113.9" && e.Port == 5300 && e.Proto == "udp" && !e.Allowed
+	})
+	if _, _, ok := find(res.Egress, func(e evidence.Egress) bool { return e.Host == "other-port.example.test" }); ok {
+		t.Errorf("a datagram to port 5300 was read as a DNS question: %+v", res.Egress)
 	}
 	checkJSONRoundTrip(t, res.Egress)
 

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/netip"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -44,9 +45,10 @@ type packetEvent struct {
 	proto  string // l4Name's
 	port   uint16 // 0 unless the protocol has ports (l4Name)
 	length int
-	// questions are the names a datagram to port 53 asked, where its
-	// snapshot holds a DNS query (dnsQuestions): a question the command
-	// put to a resolver other than the stub.
+	// questions are the names a datagram to port 53, 5353 or 5355
+	// (questionPorts) or a SYN to port 53 asked, where its snapshot holds
+	// a DNS query (dnsQuestions): a question the command put to a
+	// resolver other than the stub, or asked by multicast DNS or LLMNR.
 	questions []string
 	// unread is how many more questions that query counts than could
 	// be read from the snapshot (cut short, or not a name).
@@ -454,7 +456,7 @@ func parseIPPacket(p []byte, ev *packetEvent) bool {
 	if ported && len(l4) >= 4 {
 		ev.port = binary.BigEndian.Uint16(l4[2:4])
 	}
-	if proto == unix.IPPROTO_UDP && ev.port == 53 && len(l4) > 8 {
+	if proto == unix.IPPROTO_UDP && slices.Contains(questionPorts, ev.port) && len(l4) > 8 {
 		ev.questions, ev.unread = dnsQuestions(l4[8:])
 	}
 	if proto == unix.IPPROTO_TCP && ev.port == 53 && len(l4) >= 20 {

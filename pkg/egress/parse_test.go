@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/netip"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -620,8 +621,8 @@ func FuzzParseIPPacket(f *testing.F) {
 		if parseIPPacket(p, &ev) && !ev.dst.IsValid() {
 			t.Fatalf("parsed without a destination: %+v", ev)
 		}
-		if len(ev.questions) > 0 && (ev.proto != "udp" && ev.proto != "tcp" || ev.port != 53) {
-			t.Fatalf("questions read from a packet that is no datagram or segment to port 53: %+v", ev)
+		if len(ev.questions) > 0 && !(ev.proto == "udp" && slices.Contains(questionPorts, ev.port) || ev.proto == "tcp" && ev.port == 53) {
+			t.Fatalf("questions read from a packet that is no datagram to port 53, 5353 or 5355 or segment to port 53: %+v", ev)
 		}
 		for _, n := range ev.questions {
 			// A name the record holds is printable ASCII, as the

@@ -245,21 +245,32 @@ func (r *recorder) addPacket(ev packetEvent) {
 		r.accepted[d] = x
 	}
 	for _, q := range ev.questions {
-		r.addLocked(ev.at, directQuestion(q, ev.dst, !ev.dropped, ev.unread), 1)
+		r.addLocked(ev.at, directQuestion(q, ev.dst, ev.port, !ev.dropped, ev.unread), 1)
 	}
 }
 
 // directQuestion is a name the command asked of a resolver other than the
 // sandbox's stub, read from the datagram the wall logged: a DNS entry
 // beside the datagram's connect entry (which counts the attempt), whose
-// detail names the resolver. Allowed says the datagram went out (an
-// address the allowlist holds), not that the name is on the list: the
-// stub never saw the question, and the answer, if any, was not checked.
-// unread is how many more questions the datagram counts that its log did
-// not hold whole: each of its names' details says so, as those stay
-// unnamed.
-func directQuestion(name string, resolver netip.Addr, allowed bool, unread int) evidence.Egress {
-	d := "asked of " + resolver.String() + " port 53 directly, not of the sandbox's DNS stub"
+// detail names the resolver and its port, and the protocol that asked
+// where the port is multicast DNS's (5353) or LLMNR's (5355): their
+// questions are DNS's, sent to a multicast group or to one address.
+// Allowed says the datagram went out (an address the allowlist holds),
+// not that the name is on the list: the stub never saw the question, and
+// the answer, if any, was not checked. unread is how many more questions
+// the datagram counts that its log did not hold whole: each of its names'
+// details says so, as those stay unnamed.
+func directQuestion(name string, resolver netip.Addr, port uint16, allowed bool, unread int) evidence.Egress {
+	at := resolver.String() + " port " + strconv.Itoa(int(port))
+	var d string
+	switch port {
+	case mdnsPort:
+		d = "asked by multicast DNS (mDNS) of " + at + ", not of the sandbox's DNS stub"
+	case llmnrPort:
+		d = "asked by Link-Local Multicast Name Resolution (LLMNR) of " + at + ", not of the sandbox's DNS stub"
+	default:
+		d = "asked of " + at + " directly, not of the sandbox's DNS stub"
+	}
 	if allowed {
 		d += ": the question went out, and its answer was not checked against the allowlist"
 	}

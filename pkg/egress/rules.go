@@ -64,15 +64,16 @@ const (
 	// less (40, 8, 40, a fragment header, 8).
 	logSnaplenLocal = 60 + 8 + 60 + 8
 	// logSnaplenDNS is the snapshot of a refused datagram to port 53, a
-	// DNS question asked of a resolver other than the sandbox's stub:
-	// the IP header (60 at most; IPv6's 40 and a fragment header), the
-	// UDP header, the DNS header and a question with the longest name
-	// (255 bytes on the wire, its type and class), so that nflog.go can
-	// name what was asked. A TCP segment to port 53 takes it too, with
-	// room for the longest TCP header (60) and the message's length (2)
-	// in place of the UDP header: a SYN carries a question when the
-	// command sends it with TCP_FASTOPEN_NO_COOKIE, which needs no
-	// privilege.
+	// DNS question asked of a resolver other than the sandbox's stub, or
+	// to mDNS's or LLMNR's port (questionPorts: their questions are in
+	// DNS's format): the IP header (60 at most; IPv6's 40 and a fragment
+	// header), the UDP header, the DNS header and a question with the
+	// longest name (255 bytes on the wire, its type and class), so that
+	// nflog.go can name what was asked. A TCP segment to port 53 takes it
+	// too, with room for the longest TCP header (60) and the message's
+	// length (2) in place of the UDP header: a SYN carries a question
+	// when the command sends it with TCP_FASTOPEN_NO_COOKIE, which needs
+	// no privilege.
 	logSnaplenDNS = 60 + 60 + 2 + 12 + 255 + 4
 
 	// IPv4 options that route the packet (RFC 791), the nftables
@@ -576,11 +577,16 @@ func buildRuleset(c *nftables.Conn, pol *policy) (*ruleset, error) {
 			add(acc, slices.Concat(isFam, echo, icmpFlowKey(fam.off, fam.alen), []expr.Any{update, addDest, accept()})...)
 			add(acc, slices.Concat(isFam, tcpToDNS, logSYN(logSnaplenDNS))...)
 			add(acc, slices.Concat(isFam, isTCP(), logSYN(logSnaplen))...)
-			// A new connection's first datagram to port 53 is logged
-			// with room for its DNS question (logSnaplenDNS), so that
-			// the question is named whatever its length; the rule below
+			// A new connection's first datagram to port 53 (or to
+			// mDNS's or LLMNR's port: questionPorts) is logged with
+			// room for its DNS question (logSnaplenDNS), so that the
+			// question is named whatever its length; the rule below
 			// then finds the connection in conns and logs it no more.
-			add(acc, slices.Concat(isFam, udpToDNS, logNew(logSnaplenDNS))...)
+			udpToQuestion, err := udpToQuestionPort(c, t)
+			if err != nil {
+				return nil, err
+			}
+			add(acc, slices.Concat(isFam, udpToQuestion, logNew(logSnaplenDNS))...)
 			add(acc, slices.Concat(isFam, tcpToDNS, logNew(logSnaplenDNS))...)
 			add(acc, slices.Concat(isFam, logNew(logSnaplen))...)
 			// The flow's key goes into dests too, after the update (a
@@ -630,13 +636,18 @@ func buildRuleset(c *nftables.Conn, pol *policy) (*ruleset, error) {
 	// packet from an address the namespace does not hold (IPV6_FREEBIND)
 	// is refused without an answer: one could only go to that address,
 	// which the command never tried (and in allow mode may be allowed).
-	// A datagram to port 53 is logged with room for the DNS question it
-	// carries (a name asked of another resolver than the stub, which
-	// the record names beside the address it went to); every other
-	// packet with its headers alone, so that a flood of large datagrams
-	// fills the log no faster than it did.
+	// A datagram to port 53, 5353 or 5355 (questionPorts) is logged
+	// with room for the DNS question it carries (a name asked of another
+	// resolver than the stub, or by multicast DNS or LLMNR, which the
+	// record names beside the address it went to), as is a TCP segment
+	// to port 53; every other packet with its headers alone, so that a
+	// flood of large datagrams fills the log no faster than it did.
 	question := c.AddChain(&nftables.Chain{Name: "question", Table: t})
-	for _, toDNS := range [][]expr.Any{udpToDNS, tcpToDNS} {
+	udpToQuestion, err := udpToQuestionPort(c, t)
+	if err != nil {
+		return nil, err
+	}
+	for _, toDNS := range [][]expr.Any{udpToQuestion, tcpToDNS} {
 		add(out, slices.Concat(toDNS, []expr.Any{
 			&expr.Counter{}, logToLen(logPrefixDrop, logSnaplenDNS),
 			&expr.Verdict{Kind: expr.VerdictGoto, Chain: question.Name}})...)
@@ -818,13 +829,41 @@ func matchDport(l4 byte, port uint16) []expr.Any {
 	}
 }
 
-// udpToDNS matches a UDP datagram to port 53: a DNS question, whose log
-// takes logSnaplenDNS; tcpToDNS a TCP segment to port 53, whose SYN may
-// carry one (TCP Fast Open).
-var (
-	udpToDNS = matchDport(unix.IPPROTO_UDP, 53)
-	tcpToDNS = matchDport(unix.IPPROTO_TCP, 53)
+// tcpToDNS matches a TCP segment to port 53, whose SYN may carry a DNS
+// question (TCP Fast Open), whose log takes logSnaplenDNS.
+var tcpToDNS = matchDport(unix.IPPROTO_TCP, 53)
+
+// questionPorts are the UDP ports whose datagrams carry questions in DNS's
+// format: DNS's own (53), multicast DNS's (RFC 6762: 5353, to 224.0.0.251,
+// ff02::fb or, unicast, any address) and LLMNR's (RFC 4795: 5355, to
+// 224.0.0.252, ff02::1:3 or any address). A datagram to one of them is
+// logged with logSnaplenDNS, and nflog.go names the questions it holds.
+var questionPorts = []uint16{53, mdnsPort, llmnrPort}
+
+const (
+	mdnsPort  = 5353
+	llmnrPort = 5355
 )
+
+// udpToQuestionPort matches a UDP datagram to one of questionPorts, by a
+// lookup in an anonymous set it queues on c (the kernel binds such a set
+// to the one rule that uses it: each rule needs a call of its own).
+func udpToQuestionPort(c *nftables.Conn, t *nftables.Table) ([]expr.Any, error) {
+	s := &nftables.Set{Table: t, Anonymous: true, Constant: true, KeyType: nftables.TypeInetService}
+	var elems []nftables.SetElement
+	for _, p := range questionPorts {
+		elems = append(elems, nftables.SetElement{Key: be16(p)})
+	}
+	if err := c.AddSet(s, elems); err != nil {
+		return nil, err
+	}
+	return []expr.Any{
+		&expr.Meta{Key: expr.MetaKeyL4PROTO, Register: 1},
+		&expr.Cmp{Op: expr.CmpOpEq, Register: 1, Data: []byte{unix.IPPROTO_UDP}},
+		&expr.Payload{DestRegister: 1, Base: expr.PayloadBaseTransportHeader, Offset: 2, Len: 2},
+		&expr.Lookup{SourceRegister: 1, SetName: s.Name, SetID: s.ID},
+	}, nil
+}
 
 func matchDaddr(a netip.Addr) []expr.Any {
 	nfproto, off := byte(unix.NFPROTO_IPV4), uint32(16)
