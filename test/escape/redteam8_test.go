@@ -9,8 +9,9 @@ import (
 
 // oddDestinationsClient tries destinations a hook may reach for past a
 // plain connect, each once, as the command starts: the limited broadcast
-// address, mDNS's and LLMNR's multicast groups, a global IPv6 multicast
-// group, an IPv4 address written as IPv4-mapped IPv6, the unspecified
+// address, a question to each of mDNS's and LLMNR's multicast groups over
+// IPv4 and IPv6 (the IPv4 mDNS one with the top bit of its class set, QU,
+// as mDNS may), a global IPv6 multicast group, an IPv4 address written as IPv4-mapped IPv6, the unspecified
 // addresses (which the kernel takes for the loopback), a QUIC-sized UDP
 // datagram, a DNS question with an EDNS option of its own to another
 // resolver, a question sent in the SYN of an MPTCP connection (TCP Fast
@@ -18,9 +19,9 @@ import (
 // environment (HOSTALIASES, LOCALDOMAIN) before it asks the stub. It says
 // what each did.
 const oddDestinationsClient = `import errno, os, socket, struct, subprocess, time
-def q(name):
+def q(name, qclass=1):
     h = struct.pack("!HHHHHH", 0x1234, 0x0100, 1, 0, 0, 0)
-    return h + b"".join(bytes([len(l)]) + l.encode() for l in name.split(".")) + b"\0" + struct.pack("!HH", 1, 1)
+    return h + b"".join(bytes([len(l)]) + l.encode() for l in name.split(".")) + b"\0" + struct.pack("!HH", 1, qclass)
 def edns(name):
     m = bytearray(q(name)); m[11] = 1
     return bytes(m) + b"\0" + struct.pack("!HHIH", 41, 4096, 0, 12) + struct.pack("!HH", 65001, 8) + b"SECRETXX"
@@ -53,8 +54,10 @@ def mptcp_question(addr, name):
 A4, A6 = socket.AF_INET, socket.AF_INET6
 tries = [
     ("broadcast", lambda: udp(A4, ("255.255.255.255", 9991), b"x", True)),
-    ("mdns", lambda: udp(A4, ("224.0.0.251", 5353), q("mdns-name.local"))),
+    ("mdns", lambda: udp(A4, ("224.0.0.251", 5353), q("mdns-name.local", 0x8001))),
     ("llmnr", lambda: udp(A4, ("224.0.0.252", 5355), q("llmnr-name"))),
+    ("mdns6", lambda: udp(A6, ("ff02::fb", 5353, 0, 0), q("mdns6-name.local"))),
+    ("llmnr6", lambda: udp(A6, ("ff02::1:3", 5355, 0, 0), q("llmnr6-name"))),
     ("mcast6", lambda: udp(A6, ("ff0e::1234", 9994, 0, 0), b"x")),
     ("mapped", lambda: tcp(A6, ("::ffff:192.0.2.31", 443, 0, 0))),
     ("any4", lambda: tcp(A4, ("0.0.0.0", 4000))),
@@ -80,12 +83,13 @@ time.sleep(0.3)
 // tries is in the record, in every mode, for every caller (allow mode as
 // root, through each connector, with an --allow-ip range nothing here
 // sends to), with the name where the attempt carries one: a broadcast,
-// multicast (mDNS and LLMNR are connect entries, their questions not
-// read: docs/egress.md names questions to port 53 alone) or IPv4-mapped
-// destination is a connect entry of the address it reached; a connect to
-// 0.0.0.0 or :: is the loopback's; the EDNS question and the one in the
-// MPTCP SYN are named beside their connect entries; the C library's
-// aliased and searched names are the stub's.
+// multicast or IPv4-mapped destination is a connect entry of the address
+// it reached; the names mDNS and LLMNR asked, over IPv4 and IPv6, are
+// named beside their connect entries, each with a detail that says which
+// protocol asked and of what address; a connect to 0.0.0.0 or :: is the
+// loopback's; the EDNS question and the one in the MPTCP SYN are named
+// beside their connect entries; the C library's aliased and searched
+// names are the stub's.
 func TestOddDestinationsAreRecorded(t *testing.T) {
 	requireBwrap(t)
 	requireTools(t, "python3", "getent")
@@ -104,6 +108,12 @@ func TestOddDestinationsAreRecorded(t *testing.T) {
 					"connect 255.255.255.255 9991 udp":  1,
 					"connect 224.0.0.251 5353 udp":      1,
 					"connect 224.0.0.252 5355 udp":      1,
+					"connect ff02::fb 5353 udp":         1,
+					"connect ff02::1:3 5355 udp":        1,
+					"dns mdns-name.local":               1,
+					"dns llmnr-name":                    1,
+					"dns mdns6-name.local":              1,
+					"dns llmnr6-name":                   1,
 					"connect ff0e::1234 9994 udp":       1,
 					"connect 192.0.2.31 443 tcp":        1,
 					"loopback 127.0.0.1 4000 tcp":       1,
@@ -113,6 +123,14 @@ func TestOddDestinationsAreRecorded(t *testing.T) {
 					"dns edns.leak.test":                1,
 					"dns aliased-name.leak.test":        1,
 					"dns short.search-domain.leak.test": 1,
+				}
+				const stub = ", not of the sandbox's DNS stub"
+				details := map[string]string{
+					"dns edns.leak.test":   "asked of 192.0.2.54 port 53 directly" + stub,
+					"dns mdns-name.local":  "asked by multicast DNS (mDNS) of 224.0.0.251 port 5353" + stub,
+					"dns mdns6-name.local": "asked by multicast DNS (mDNS) of ff02::fb port 5353" + stub,
+					"dns llmnr-name":       "asked by Link-Local Multicast Name Resolution (LLMNR) of 224.0.0.252 port 5355" + stub,
+					"dns llmnr6-name":      "asked by Link-Local Multicast Name Resolution (LLMNR) of ff02::1:3 port 5355" + stub,
 				}
 				if !strings.Contains(res.Stdout, "mptcp unavailable") {
 					// The kernel follows the refused SYN with data with
@@ -135,8 +153,8 @@ func TestOddDestinationsAreRecorded(t *testing.T) {
 					if e.Attempts != n && !(both && e.Attempts == 2) || e.Allowed {
 						t.Errorf("%s: %d attempts, allowed %v; want %d, not allowed", k, e.Attempts, e.Allowed, n)
 					}
-					if k == "dns edns.leak.test" && !strings.Contains(e.Detail, "asked of 192.0.2.54 port 53") {
-						t.Errorf("%s: detail %q does not name the resolver asked", k, e.Detail)
+					if d, ok := details[k]; ok && e.Detail != d {
+						t.Errorf("%s: detail %q, want %q", k, e.Detail, d)
 					}
 					delete(want, k)
 				}
