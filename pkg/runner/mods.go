@@ -34,10 +34,23 @@ const ServerMod = "mod"
 // and of what that imports from the tree (walkServer).
 //
 // A module's path is read from the directory of the hooks file that
-// lists it, as Anthropic's mods write it. One not there is a
+// lists it, as Anthropic's mods write it and the mods reference says
+// ("one path relative to this file"); the reference names no variable
+// there, so "${CLAUDE_PLUGIN_ROOT}/…" is read as written, and is not
+// there. A path that leaves the plugin's directory, by ".." or as an
+// absolute path, is a discovery/escapes-plugin error (escapesPlugin),
+// whether or not it stays in the repository: Claude Code's plugin
+// validator refuses it by the same lexical test escapesPlugin applies
+// (the path resolved from the hooks file's directory, relative to the
+// plugin's, starts with "..": "The module path leaves the plugin
+// directory", claude plugin validate of 2.1.259), and an installed
+// plugin is a copy of its own directory alone, so such a module is not
+// there when Claude Code loads the installed plugin. It is named no mod
+// and kept by no baseline. A module not there is a
 // discovery/missing-file warning (Claude Code skips a module it cannot
-// load, and the session goes on); one that leads out of the repository
-// a discovery/outside-work-tree error; a directory, or a "modules" of
+// load, and the session goes on); one in the plugin's directory that a
+// symbolic link on its way leads out of the repository a
+// discovery/outside-work-tree error; a directory, or a "modules" of
 // another form, a discovery/wrong-type error.
 func (c *claudeDisc) hooksModules(ctx hookCtx, rel string, n *jnode) {
 	if n.Kind != jsonArray {
@@ -54,6 +67,9 @@ func (c *claudeDisc) hooksModules(ctx hookCtx, rel string, n *jnode) {
 		p := filepath.Clean(filepath.Join(c.dir, filepath.FromSlash(path.Dir(rel)), e.Str))
 		if filepath.IsAbs(e.Str) {
 			p = filepath.Clean(e.Str)
+		}
+		if c.escapesPlugin(ctx, rel, e, moduleWhat, p) {
+			continue
 		}
 		_, fi, err := beneath(c.dir, c.dirReal, p)
 		switch {
@@ -90,7 +106,11 @@ func (s *Server) modMessage() string {
 // nothing runs), and theirs in turn, inside the plugin's root, to
 // maxServerFiles files (fileWalk.add): a helper the module imports
 // rewritten is the mod rewritten. A specifier built at run time, a
-// package (node_modules) or a URL is not followed.
+// package (node_modules) or a URL is not followed, nor is a relative
+// one that leaves the plugin's root (relImport), into another plugin or
+// out of the repository: a hooks module imports the plugin's own files,
+// an installed plugin holds nothing else, and what lies beside it in
+// the repository is not what an install loads.
 func (w *fileWalk) modImports(root string) {
 	for i := 0; i < len(w.files); i++ {
 		f := w.files[i].Path

@@ -20,7 +20,7 @@ func modLines(rep *report.Report) []string {
 	var got []string
 	for _, f := range rep.Findings {
 		switch f.Rule {
-		case RuleMod, RuleMissingFile, RuleWrongType, RuleOutsideTree, RuleNotExecutable, RuleMalformed,
+		case RuleMod, RuleMissingFile, RuleWrongType, RuleOutsideTree, RuleEscapesPlugin, RuleNotExecutable, RuleMalformed,
 			RuleDriftPrefix + DriftServerAdded, RuleDriftPrefix + DriftServerChanged, RuleDriftPrefix + DriftServerRemoved:
 			got = append(got, findingLine(f)+" "+f.Message)
 		}
@@ -41,11 +41,21 @@ func modLines(rep *report.Report) []string {
 // disableAllHooks; a module not there, a directory, one out of the tree
 // or a "modules" of another form is no mod; a plugin that is not a mod
 // is named nothing of the kind. Untrusted names are quoted and cut.
+//
+// A module whose path leaves the plugin's directory, to a file beside it
+// in the repository, out of the repository, or as an absolute path, is a
+// discovery/escapes-plugin error, as Claude Code's validator refuses it
+// and an installed plugin lacks it, with the fix for a module (a path
+// from the hooks file's directory), not the manifest's .claude-plugin/
+// hint; one that leaves its hooks file's directory and stays in the
+// plugin is a mod. "${CLAUDE_PLUGIN_ROOT}" in a module's path is read
+// as written.
 func TestModsAreNamed(t *testing.T) {
 	const plugin = `{"name": "p"}`
 	for _, tc := range []struct {
 		name  string
 		files map[string]string
+		links map[string]string // path in the tree → what its symbolic link says
 		runs  int
 		want  []string // each a line of modLines, whole
 	}{
@@ -53,28 +63,28 @@ func TestModsAreNamed(t *testing.T) {
 			"plugins/p/.claude-plugin/plugin.json": plugin,
 			"plugins/p/hooks/hooks.json":           `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "true"}]}]}, "modules": ["./register.ts"]}`,
 			"plugins/p/hooks/register.ts":          "export const register = (on) => {}\n",
-		}, 1, []string{
+		}, nil, 1, []string{
 			"warning discovery/mod plugins/p/hooks/hooks.json:1:88 plugin p is a mod: its hooks file lists the hooks module ./register.ts (plugins/p/hooks/register.ts), which Claude Code loads into its own process and whose handlers it calls on events (tool calls, prompts, model requests, the interface being drawn), unsandboxed, with the user's rights, where they may watch, change or answer them; vigiles does not run mods, so nothing of what it does is recorded: review it, and what it imports, by hand",
 		}},
 		{"alone, of a marketplace's plugin", map[string]string{
 			".claude-plugin/marketplace.json": `{"name": "mk", "plugins": [{"name": "m", "source": "./m"}]}`,
 			"m/hooks/hooks.json":              `{"description": "d",` + "\n" + ` "modules": ["./lib/main.js"]}`,
 			"m/hooks/lib/main.js":             "export function register(on) {}\n",
-		}, 0, []string{
+		}, nil, 0, []string{
 			"warning discovery/mod m/hooks/hooks.json:2:14 plugin m is a mod: its hooks file lists the hooks module ./lib/main.js (m/hooks/lib/main.js), which Claude Code loads",
 		}},
 		{"a skills-directory plugin's", map[string]string{
 			".claude/skills/band/.claude-plugin/plugin.json": `{"name": "band"}`,
 			".claude/skills/band/hooks/hooks.json":           `{"modules": ["./register.tsx"]}`,
 			".claude/skills/band/hooks/register.tsx":         "export const register = (on) => {}\n",
-		}, 0, []string{
+		}, nil, 0, []string{
 			"warning discovery/mod .claude/skills/band/hooks/hooks.json:1:14 plugin band is a mod: its hooks file lists the hooks module ./register.tsx (.claude/skills/band/hooks/register.tsx)",
 		}},
 		{"a hooks file the manifest names", map[string]string{
 			"p/.claude-plugin/plugin.json": `{"name": "p", "hooks": "./extra/more.json"}`,
 			"p/extra/more.json":            `{"hooks": {}, "modules": ["./mod.js"]}`,
 			"p/extra/mod.js":               "export function register(on) {}\n",
-		}, 0, []string{
+		}, nil, 0, []string{
 			"warning discovery/mod p/extra/more.json:1:27 plugin p is a mod: its hooks file lists the hooks module ./mod.js (p/extra/mod.js)",
 		}},
 		{"turned off under enabledPlugins", map[string]string{
@@ -82,7 +92,7 @@ func TestModsAreNamed(t *testing.T) {
 			".claude/settings.json":           `{"enabledPlugins": {"m@mk": false}}`,
 			"m/hooks/hooks.json":              `{"modules": ["./register.ts"]}`,
 			"m/hooks/register.ts":             "export const register = (on) => {}\n",
-		}, 0, []string{
+		}, nil, 0, []string{
 			"notice discovery/mod m/hooks/hooks.json:1:14 turned off: its plugin is set false under enabledPlugins in .claude/settings.json, so Claude Code does not load it while that holds; plugin m is a mod: its hooks file lists the hooks module ./register.ts (m/hooks/register.ts)",
 		}},
 		{"turned off by disableAllHooks", map[string]string{
@@ -90,51 +100,97 @@ func TestModsAreNamed(t *testing.T) {
 			"p/.claude-plugin/plugin.json": plugin,
 			"p/hooks/hooks.json":           `{"modules": ["./register.ts"]}`,
 			"p/hooks/register.ts":          "export const register = (on) => {}\n",
-		}, 0, []string{
+		}, nil, 0, []string{
 			"notice discovery/mod p/hooks/hooks.json:1:14 turned off: disableAllHooks is true in .claude/settings.json, which turns hooks modules off too, so Claude Code does not load it while that holds; plugin p is a mod",
 		}},
 		{"untrusted names quoted", map[string]string{
 			"p/.claude-plugin/plugin.json": `{"name": "p\u001b[31m"}`,
 			"p/hooks/hooks.json":           `{"modules": ["./x\n.ts"]}`,
 			"p/hooks/x\n.ts":               "export const register = (on) => {}\n",
-		}, 0, []string{
+		}, nil, 0, []string{
 			`warning discovery/mod p/hooks/hooks.json:1:14 plugin "p\x1b[31m" is a mod: its hooks file lists the hooks module "./x\n.ts" ("p/hooks/x\n.ts")`,
 		}},
 		{"module not there", map[string]string{
 			"p/.claude-plugin/plugin.json": plugin,
 			"p/hooks/hooks.json":           `{"modules": ["./hooks/register.ts"]}`,
 			"p/hooks/register.ts":          "export const register = (on) => {}\n",
-		}, 0, []string{
+		}, nil, 0, []string{
 			`warning discovery/missing-file p/hooks/hooks.json:1:14 p/hooks/hooks.json lists the hooks module "./hooks/register.ts", which is not in the tree (read from the hooks file's directory): Claude Code skips a module it cannot load, so this mod does nothing, and vigiles has nothing of it to name or keep`,
 		}},
 		{"a directory", map[string]string{
 			"p/.claude-plugin/plugin.json": plugin,
 			"p/hooks/hooks.json":           `{"modules": ["./lib"]}`,
 			"p/hooks/lib/register.ts":      "export const register = (on) => {}\n",
-		}, 0, []string{
+		}, nil, 0, []string{
 			`error discovery/wrong-type p/hooks/hooks.json:1:14 "modules": "./lib" names a directory; want the path of the hooks module, a JavaScript or TypeScript file`,
 		}},
-		{"out of the tree", map[string]string{
+		{"out of the tree through a link", map[string]string{
+			"p/.claude-plugin/plugin.json": plugin,
+			"p/hooks/hooks.json":           `{"modules": ["./register.ts"]}`,
+		}, map[string]string{"p/hooks/register.ts": "../../../x.js"}, 0, []string{
+			`error discovery/outside-work-tree p/hooks/hooks.json:1:14 hooks module "./register.ts"`,
+		}},
+		{"leaves the plugin, into the repository", map[string]string{
+			"plugins/p/.claude-plugin/plugin.json": plugin,
+			"plugins/p/hooks/hooks.json":           `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "true"}]}]}, "modules": ["../../shared/register.ts"]}`,
+			"plugins/shared/register.ts":           "export const register = (on) => {}\n",
+		}, nil, 1, []string{
+			`error discovery/escapes-plugin plugins/p/hooks/hooks.json:1:88 hooks module "../../shared/register.ts" leaves the plugin's directory plugins/p: Claude Code loads no hooks module whose path leaves it (its plugin validator: "The module path leaves the plugin directory"), and an installed plugin is a copy of that directory alone, so the module does not load, the plugin is no mod by it, and vigiles names no mod and keeps none in a baseline; move the module into the plugin and name it by a path from the hooks file's directory that stays inside it ("./register.ts")`,
+		}},
+		{"leaves the plugin, out of the tree", map[string]string{
 			"p/.claude-plugin/plugin.json": plugin,
 			"p/hooks/hooks.json":           `{"modules": ["../../../x.js"]}`,
-		}, 0, []string{
-			`error discovery/outside-work-tree p/hooks/hooks.json:1:14 hooks module "../../../x.js"`,
+		}, nil, 0, []string{
+			`error discovery/escapes-plugin p/hooks/hooks.json:1:14 hooks module "../../../x.js" leaves the plugin's directory p: Claude Code loads no hooks module`,
+		}},
+		{"an absolute path", map[string]string{
+			"p/.claude-plugin/plugin.json": plugin,
+			"p/hooks/hooks.json":           `{"modules": ["/opt/register.ts"]}`,
+		}, nil, 0, []string{
+			`error discovery/escapes-plugin p/hooks/hooks.json:1:14 hooks module "/opt/register.ts" leaves the plugin's directory p: Claude Code loads no hooks module`,
+		}},
+		{"leaves a root hooks file, not from .claude-plugin", map[string]string{
+			"p/.claude-plugin/plugin.json": `{"name": "p", "hooks": "./more.json"}`,
+			"p/more.json":                  `{"hooks": {}, "modules": ["../register.ts"]}`,
+			"p/register.ts":                "export const register = (on) => {}\n",
+			"register.ts":                  "export const register = (on) => {}\n",
+		}, nil, 0, []string{
+			`error discovery/escapes-plugin p/more.json:1:27 hooks module "../register.ts" leaves the plugin's directory p: Claude Code loads no hooks module whose path leaves it (its plugin validator: "The module path leaves the plugin directory"), and an installed plugin is a copy of that directory alone, so the module does not load, the plugin is no mod by it, and vigiles names no mod and keeps none in a baseline; move the module into the plugin and name it by a path from the hooks file's directory that stays inside it ("./register.ts")`,
+		}},
+		{"leaves its hooks directory, not the plugin", map[string]string{
+			"p/.claude-plugin/plugin.json": plugin,
+			"p/hooks/hooks.json":           `{"modules": ["../src/register.ts"]}`,
+			"p/src/register.ts":            "export const register = (on) => {}\n",
+		}, nil, 0, []string{
+			"warning discovery/mod p/hooks/hooks.json:1:14 plugin p is a mod: its hooks file lists the hooks module ../src/register.ts (p/src/register.ts)",
+		}},
+		{"${CLAUDE_PLUGIN_ROOT} read as written", map[string]string{
+			"p/.claude-plugin/plugin.json": plugin,
+			"p/hooks/hooks.json":           `{"modules": ["${CLAUDE_PLUGIN_ROOT}/hooks/register.ts"]}`,
+			"p/hooks/register.ts":          "export const register = (on) => {}\n",
+		}, nil, 0, []string{
+			`warning discovery/missing-file p/hooks/hooks.json:1:14 p/hooks/hooks.json lists the hooks module "${CLAUDE_PLUGIN_ROOT}/hooks/register.ts", which is not in the tree`,
 		}},
 		{"not a list", map[string]string{
 			"p/.claude-plugin/plugin.json": plugin,
 			"p/hooks/hooks.json":           `{"hooks": {}, "modules": "./register.ts"}`,
 			"p/hooks/register.ts":          "export const register = (on) => {}\n",
-		}, 0, []string{
+		}, nil, 0, []string{
 			`error discovery/wrong-type p/hooks/hooks.json:1:26 "modules": want an array of module paths, found a string`,
 		}},
 		{"no mod", map[string]string{
 			"p/.claude-plugin/plugin.json": plugin,
 			"p/hooks/hooks.json":           serverStopHook,
 			"p/hooks/register.ts":          "export const register = (on) => {}\n",
-		}, 1, nil},
+		}, nil, 1, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := makeTree(t, tc.files)
+			for p, to := range tc.links {
+				if err := os.Symlink(to, filepath.Join(dir, p)); err != nil {
+					t.Fatal(err)
+				}
+			}
 			rep, err := Audit(context.Background(), Options{Dir: dir, Executor: fakeHooks()})
 			if err != nil {
 				t.Fatal(err)
@@ -158,8 +214,10 @@ func TestModsAreNamed(t *testing.T) {
 // TestBaselineKeepsMods: --update-baseline keeps each mod Claude Code
 // loads, of kind "mod", with its module's path as written, the file it
 // resolves to, and the SHA-256 of that file and of those it imports of
-// the plugin by a relative path (not a type-only import, a package, or a
-// file out of the plugin). Against it the mod is a notice, accepted; its
+// the plugin by a relative path, also out of its hooks directory (not a
+// type-only import, a package, or a file out of the plugin: another
+// plugin's, one beside the plugin in the repository, one out of the
+// repository, which relImport does not follow). Against it the mod is a notice, accepted; its
 // module rewritten, or a helper it imports, is a baseline/server-changed
 // error that names the file, beside the discovery/mod warning; a new
 // mod is baseline/server-added, and one gone baseline/server-removed.
@@ -167,11 +225,14 @@ func TestBaselineKeepsMods(t *testing.T) {
 	dir := makeTree(t, map[string]string{
 		".claude-plugin/marketplace.json": `{"name": "mk", "plugins": [{"name": "m", "source": "./m"}, {"name": "n", "source": "./n"}]}`,
 		"m/hooks/hooks.json":              `{"modules": ["./register.ts"]}`,
-		"m/hooks/register.ts":             "import { pane } from './ui/pane'\nimport type { T } from './types'\nimport x from 'left-pad'\nconst h = require(\"../../n/hooks/x.js\")\nexport const register = (on) => {}\n",
-		"m/hooks/ui/pane.tsx":             "export const pane = 1\n",
-		"m/hooks/types.ts":                "export type T = number\n",
-		"n/hooks/hooks.json":              serverStopHook,
-		"n/hooks/x.js":                    "module.exports = 1\n",
+		"m/hooks/register.ts": "import { pane } from './ui/pane'\nimport type { T } from './types'\nimport x from 'left-pad'\nconst h = require(\"../../n/hooks/x.js\")\n" +
+			"import { help } from '../lib/help'\nimport { util } from '../../shared/util'\nimport { far } from '../../../../../../far'\nexport const register = (on) => {}\n",
+		"m/hooks/ui/pane.tsx": "export const pane = 1\n",
+		"m/lib/help.ts":       "export const help = 1\n",
+		"shared/util.ts":      "export const util = 1\n",
+		"m/hooks/types.ts":    "export type T = number\n",
+		"n/hooks/hooks.json":  serverStopHook,
+		"n/hooks/x.js":        "module.exports = 1\n",
 	})
 	rep := serverAudit(t, dir, true)
 	for _, l := range modLines(rep) {
@@ -189,7 +250,7 @@ func TestBaselineKeepsMods(t *testing.T) {
 		}
 	}
 	want := []BaselineServer{{Plugin: "m", Context: "plugin:m", Kind: "mod", Name: "./register.ts", Starts: "m/hooks/register.ts", File: "m/hooks/hooks.json",
-		Files: []BaselineFile{{Path: "m/hooks/register.ts", SHA256: "x"}, {Path: "m/hooks/ui/pane.tsx", SHA256: "x"}}}}
+		Files: []BaselineFile{{Path: "m/hooks/register.ts", SHA256: "x"}, {Path: "m/hooks/ui/pane.tsx", SHA256: "x"}, {Path: "m/lib/help.ts", SHA256: "x"}}}}
 	if d := cmp.Diff(want, servers); d != "" {
 		t.Errorf("the baseline's servers (-want +got):\n%s", d)
 	}
@@ -226,5 +287,34 @@ func TestBaselineKeepsMods(t *testing.T) {
 		"notice baseline/server-removed m/hooks/hooks.json:0:0 mod ./register.ts of plugin m is in the baseline, but no plugin declares it any more")
 	if rep.Verdict != report.VerdictFail {
 		t.Errorf("a new mod: verdict %s, want fail", rep.Verdict)
+	}
+}
+
+// TestBaselineKeepsNoModOutsideItsPlugin: a module whose path leaves its
+// plugin's directory (here to a file beside the plugin in the repository,
+// which another plugin's mod lists from inside its own) is a
+// discovery/escapes-plugin error, named no mod, and --update-baseline
+// keeps no mod of it: only the mod whose module is its plugin's own.
+func TestBaselineKeepsNoModOutsideItsPlugin(t *testing.T) {
+	dir := makeTree(t, map[string]string{
+		".claude-plugin/marketplace.json": `{"name": "mk", "plugins": [{"name": "m", "source": "./plugins/m"}, {"name": "o", "source": "./plugins/o"}]}`,
+		"plugins/m/hooks/hooks.json":      `{"modules": ["./register.ts"]}`,
+		"plugins/m/hooks/register.ts":     "export const register = (on) => {}\n",
+		"plugins/o/hooks/hooks.json":      `{"modules": ["../../shared/register.ts"]}`,
+		"plugins/shared/register.ts":      "export const register = (on) => {}\n",
+	})
+	rep := serverAudit(t, dir, true)
+	got := modLines(rep)
+	lacks(t, got,
+		`error discovery/escapes-plugin plugins/o/hooks/hooks.json:1:14 hooks module "../../shared/register.ts" leaves the plugin's directory plugins/o`,
+		"notice discovery/mod plugins/m/hooks/hooks.json:1:14")
+	for _, l := range got {
+		if strings.Contains(l, "plugin o is a mod") {
+			t.Errorf("a module out of its plugin is named a mod: %s", l)
+		}
+	}
+	servers, _ := savedServers(t, dir)
+	if len(servers) != 1 || servers[0].Plugin != "m" || servers[0].Starts != "plugins/m/hooks/register.ts" {
+		t.Errorf("the baseline keeps %+v, want plugin m's mod alone", servers)
 	}
 }
