@@ -1914,6 +1914,7 @@ func (c *claudeDisc) hooksField(ctx hookCtx, file string, v *jnode, prefix strin
 			c.repeatedKeys(file, v, at, "hooks")
 			inner = h
 		}
+		inner = c.inlineModules(file, v, inner, at)
 		c.pluginFatal(ictx, c.events(ictx, inner, at+"."))
 	}
 	switch v.Kind {

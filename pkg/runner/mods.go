@@ -94,6 +94,71 @@ func (c *claudeDisc) hooksModules(ctx hookCtx, rel string, n *jnode) {
 	c.addServers(ctx, got, ctx.entryName == "")
 }
 
+// inlineModules says, of a hooks object written inline in a plugin's
+// manifest or a marketplace entry (v, at the path at of file; inner the
+// events object read from it: v itself, or its "hooks"), that lists
+// module paths under "modules", that Claude Code loads none of them: a
+// discovery/malformed warning at the key, and no mod is named. Claude
+// Code reads a hooks module from a hooks file alone: the mods reference
+// puts "modules" in hooks/hooks.json, and its plugin validator (claude
+// plugin validate of 2.1.259) gathers modules from hooks/hooks.json and
+// from each path the manifest's "hooks" names, and passes over an
+// inline object. A wrapper's other keys ("description") are notes and
+// are passed over too; "modules" is told, since its author means a mod
+// by it and gets none. Where v is the events object itself, a "modules"
+// that lists paths (an array of strings) is left out of the events read
+// (the result, a copy of inner without it), which would otherwise call
+// it an unknown event whose matcher groups are strings: the warning says
+// what it is. Any other "modules" there is read as an event is.
+func (c *claudeDisc) inlineModules(file string, v, inner *jnode, at string) *jnode {
+	m, ok := v.member("modules")
+	if !ok {
+		return inner
+	}
+	bare := inner == v
+	var paths []string
+	if m.Value.Kind == jsonArray {
+		for _, e := range m.Value.Elems {
+			if e.Kind != jsonString {
+				paths = nil
+				break
+			}
+			paths = append(paths, e.Str)
+		}
+	}
+	if bare && (m.Value.Kind != jsonArray || len(paths) != len(m.Value.Elems)) {
+		return inner
+	}
+	var listed string
+	switch {
+	case m.Value.Kind != jsonArray:
+		listed = fmt.Sprintf("is %s, not a list of module paths", m.Value.Kind)
+	case len(paths) != len(m.Value.Elems):
+		listed = "holds other than module paths"
+	case len(paths) == 0:
+		listed = "lists no module"
+	default:
+		listed = "lists the hooks module " + shownCut(strconv.Quote(paths[0]), maxMonitorCommand)
+		if len(paths) > 1 {
+			listed += fmt.Sprintf(" and %d more", len(paths)-1)
+		}
+	}
+	c.find(RuleMalformed, report.SeverityWarning, c.loc(file, m.KeyPos),
+		"%s.modules %s, written inline in %s: Claude Code reads a hooks module only from a hooks file (the plugin's hooks/hooks.json, or one the manifest's \"hooks\" names by its path), so it loads none from here, the plugin is no mod by it, and vigiles names no mod: to make it one, move \"modules\" into the plugin's hooks/hooks.json, with a path from that file's directory (\"./register.ts\")",
+		at, listed, shownName(file))
+	if !bare {
+		return inner
+	}
+	cp := *inner
+	cp.Members = nil
+	for _, mm := range inner.Members {
+		if mm.Key != "modules" || mm.lone != "" {
+			cp.Members = append(cp.Members, mm)
+		}
+	}
+	return &cp
+}
+
 // modMessage is the finding's text for the mod s.
 func (s *Server) modMessage() string {
 	return fmt.Sprintf("plugin %s is a mod: its hooks file lists the hooks module %s (%s), which Claude Code loads into its own process and whose handlers it calls on events (tool calls, prompts, model requests, the interface being drawn), unsandboxed, with the user's rights, where they may watch, change or answer them; vigiles does not run mods, so nothing of what it does is recorded: review it, and what it imports, by hand",

@@ -20,7 +20,7 @@ func modLines(rep *report.Report) []string {
 	var got []string
 	for _, f := range rep.Findings {
 		switch f.Rule {
-		case RuleMod, RuleMissingFile, RuleWrongType, RuleOutsideTree, RuleEscapesPlugin, RuleNotExecutable, RuleMalformed,
+		case RuleMod, RuleMissingFile, RuleWrongType, RuleOutsideTree, RuleEscapesPlugin, RuleNotExecutable, RuleMalformed, RuleUnknownEvent,
 			RuleDriftPrefix + DriftServerAdded, RuleDriftPrefix + DriftServerChanged, RuleDriftPrefix + DriftServerRemoved:
 			got = append(got, findingLine(f)+" "+f.Message)
 		}
@@ -49,7 +49,11 @@ func modLines(rep *report.Report) []string {
 // from the hooks file's directory), not the manifest's .claude-plugin/
 // hint; one that leaves its hooks file's directory and stays in the
 // plugin is a mod. "${CLAUDE_PLUGIN_ROOT}" in a module's path is read
-// as written.
+// as written. "modules" in a hooks object written inline (a manifest's
+// "hooks", beside its "hooks" or among its events, an entry of its
+// hooks list, a marketplace entry's "hooks"), which Claude Code does not
+// read, is a discovery/malformed warning at the key, no mod, and not
+// read as an event.
 func TestModsAreNamed(t *testing.T) {
 	const plugin = `{"name": "p"}`
 	for _, tc := range []struct {
@@ -170,6 +174,30 @@ func TestModsAreNamed(t *testing.T) {
 			"p/hooks/register.ts":          "export const register = (on) => {}\n",
 		}, nil, 0, []string{
 			`warning discovery/missing-file p/hooks/hooks.json:1:14 p/hooks/hooks.json lists the hooks module "${CLAUDE_PLUGIN_ROOT}/hooks/register.ts", which is not in the tree`,
+		}},
+		{"inline, beside the manifest's hooks", map[string]string{
+			"p/.claude-plugin/plugin.json": `{"name": "p", "hooks": {"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "true"}]}]}, "modules": ["./hooks/register.ts"]}}`,
+			"p/hooks/register.ts":          "export const register = (on) => {}\n",
+		}, nil, 1, []string{
+			`warning discovery/malformed p/.claude-plugin/plugin.json:1:99 hooks.modules lists the hooks module "./hooks/register.ts", written inline in p/.claude-plugin/plugin.json: Claude Code reads a hooks module only from a hooks file (the plugin's hooks/hooks.json, or one the manifest's "hooks" names by its path), so it loads none from here, the plugin is no mod by it, and vigiles names no mod: to make it one, move "modules" into the plugin's hooks/hooks.json, with a path from that file's directory ("./register.ts")`,
+		}},
+		{"inline, among the manifest's events", map[string]string{
+			"p/.claude-plugin/plugin.json": `{"name": "p", "hooks": {"modules": ["./hooks/register.ts", "./x.ts"], "Stop": [{"hooks": [{"type": "command", "command": "true"}]}]}}`,
+			"p/hooks/register.ts":          "export const register = (on) => {}\n",
+		}, nil, 1, []string{
+			`warning discovery/malformed p/.claude-plugin/plugin.json:1:25 hooks.modules lists the hooks module "./hooks/register.ts" and 1 more, written inline in p/.claude-plugin/plugin.json: Claude Code reads a hooks module only from a hooks file`,
+		}},
+		{"inline, in the manifest's hooks list", map[string]string{
+			"p/.claude-plugin/plugin.json": `{"name": "p", "hooks": [{"hooks": {}, "modules": "./hooks/register.ts"}]}`,
+			"p/hooks/register.ts":          "export const register = (on) => {}\n",
+		}, nil, 0, []string{
+			`warning discovery/malformed p/.claude-plugin/plugin.json:1:39 hooks[0].modules is a string, not a list of module paths, written inline in p/.claude-plugin/plugin.json: Claude Code reads a hooks module only from a hooks file`,
+		}},
+		{"inline, in a marketplace entry", map[string]string{
+			".claude-plugin/marketplace.json": `{"name": "mk", "plugins": [{"name": "m", "source": "./m", "hooks": {"modules": ["./hooks/register.ts"]}}]}`,
+			"m/hooks/register.ts":             "export const register = (on) => {}\n",
+		}, nil, 0, []string{
+			`warning discovery/malformed .claude-plugin/marketplace.json:1:69 plugins[m].hooks.modules lists the hooks module "./hooks/register.ts", written inline in .claude-plugin/marketplace.json: Claude Code reads a hooks module only from a hooks file`,
 		}},
 		{"not a list", map[string]string{
 			"p/.claude-plugin/plugin.json": plugin,
