@@ -26,16 +26,17 @@ const RuleEscapesPlugin = "discovery/escapes-plugin"
 // says what it names: "hooks file", "commands path", moduleWhat),
 // resolved to p, leaves the plugin's directory, and
 // says so with a discovery/escapes-plugin error at v. Claude Code's test
-// is lexical: the path relative to the plugin's directory that starts
-// with "..", whatever is on the disk (a symbolic link that leads out of
-// the plugin is read by the tree's own rules, beneath). A path outside
-// a context that is no plugin (a project's settings) is not tested.
+// is lexical: the path relative to the plugin's directory whose first
+// element is ".." (leavesDir), whatever is on the disk (a symbolic link
+// that leads out of the plugin is read by the tree's own rules,
+// beneath). A path outside a context that is no plugin (a project's
+// settings) is not tested.
 func (c *claudeDisc) escapesPlugin(ctx hookCtx, file string, v *jnode, what, p string) bool {
 	if !ctx.isPlugin {
 		return false
 	}
 	rel, err := filepath.Rel(ctx.pluginRoot, p)
-	if err == nil && !strings.HasPrefix(rel, "..") {
+	if err == nil && !leavesDir(rel) {
 		return false
 	}
 	root, _ := relTo(c.dir, ctx.pluginRoot)
@@ -60,6 +61,15 @@ func (c *claudeDisc) escapesPlugin(ctx hookCtx, file string, v *jnode, what, p s
 	return true
 }
 
+// leavesDir says whether rel, a clean path relative to a directory, leads
+// out of it: its first element is "..", as Claude Code tests a plugin's
+// paths (rel === ".." or one that starts with "../", in its plugin
+// validator). A name that merely begins with two dots ("..x.ts") is the
+// directory's own.
+func leavesDir(rel string) bool {
+	return rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator))
+}
+
 // moduleWhat is what escapesPlugin calls a hooks module a hooks file
 // lists (hooksModules).
 const moduleWhat = "hooks module"
@@ -75,7 +85,7 @@ func (c *claudeDisc) fromManifestDir(ctx hookCtx, s string) string {
 	}
 	p := filepath.Join(ctx.pluginRoot, ".claude-plugin", s)
 	rel, err := filepath.Rel(ctx.pluginRoot, p)
-	if err != nil || strings.HasPrefix(rel, "..") || rel == "." {
+	if err != nil || leavesDir(rel) || rel == "." {
 		return ""
 	}
 	if _, _, err := beneath(c.dir, c.dirReal, p); err != nil {

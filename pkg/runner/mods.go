@@ -42,8 +42,8 @@ const ServerMod = "mod"
 // whether or not it stays in the repository: Claude Code's plugin
 // validator refuses it by the same lexical test escapesPlugin applies
 // (the path resolved from the hooks file's directory, relative to the
-// plugin's, starts with "..": "The module path leaves the plugin
-// directory", claude plugin validate of 2.1.259), and an installed
+// plugin's, has ".." as its first element: "The module path leaves the
+// plugin directory", claude plugin validate of 2.1.259), and an installed
 // plugin is a copy of its own directory alone, so such a module is not
 // there when Claude Code loads the installed plugin. It is named no mod
 // and kept by no baseline. A module not there is a

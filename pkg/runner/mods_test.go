@@ -168,6 +168,13 @@ func TestModsAreNamed(t *testing.T) {
 		}, nil, 0, []string{
 			"warning discovery/mod p/hooks/hooks.json:1:14 plugin p is a mod: its hooks file lists the hooks module ../src/register.ts (p/src/register.ts)",
 		}},
+		{"a name that begins with two dots, in the plugin", map[string]string{
+			"p/.claude-plugin/plugin.json": plugin,
+			"p/hooks/hooks.json":           `{"modules": ["../..register.ts"]}`,
+			"p/..register.ts":              "export const register = (on) => {}\n",
+		}, nil, 0, []string{
+			"warning discovery/mod p/hooks/hooks.json:1:14 plugin p is a mod: its hooks file lists the hooks module ../..register.ts (p/..register.ts)",
+		}},
 		{"${CLAUDE_PLUGIN_ROOT} read as written", map[string]string{
 			"p/.claude-plugin/plugin.json": plugin,
 			"p/hooks/hooks.json":           `{"modules": ["${CLAUDE_PLUGIN_ROOT}/hooks/register.ts"]}`,
