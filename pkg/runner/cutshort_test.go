@@ -267,3 +267,30 @@ func TestCutBytes(t *testing.T) {
 		}
 	}
 }
+
+// TestShownCutClosesItsQuote: a name shown quoted (it holds a control
+// character or a line break) and cut keeps its closing quote before the
+// cut's note, cut between two characters' escapes, never inside one; a
+// name shown as it is is cut as any string.
+func TestShownCutClosesItsQuote(t *testing.T) {
+	for _, tc := range []struct {
+		s    string
+		n    int
+		want string
+	}{
+		{strings.Repeat("x", 60), 10, "xxxxxxxxxx… (50 bytes more)"},
+		{"a\nb", 20, `"a\nb"`},
+		{"ab\ncdefghijklmnopqrstuvwxyz", 10, `"ab\ncdef"… (20 bytes more)`},
+		{"abcde\x1bfghijklmnopqrstuvwxyz", 8, `"abcde"… (25 bytes more)`},
+		{"abcdef\x1bghijklmnopqrstuvwxyz", 12, `"abcdef\x1b"… (20 bytes more)`},
+		{"\n::error::x" + strings.Repeat("y", 40), 16, `"\n::error::xyy"… (38 bytes more)`},
+	} {
+		got := shownCut(tc.s, tc.n)
+		if got != tc.want {
+			t.Errorf("shownCut(%q, %d) = %s, want %s", tc.s, tc.n, got, tc.want)
+		}
+		if q := shownName(tc.s); q != tc.s && !strings.HasPrefix(got, `"`) {
+			t.Errorf("shownCut(%q, %d) = %s: not quoted", tc.s, tc.n, got)
+		}
+	}
+}

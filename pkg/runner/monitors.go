@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/vigiles/action/pkg/report"
 )
@@ -31,8 +32,34 @@ const (
 	maxMonitorWhen = 40
 )
 
-// shownCut is shownName of s cut to n bytes once quoted.
-func shownCut(s string, n int) string { return cutBytes(shownName(s), n) }
+// shownCut is shownName of s cut to n bytes once quoted. A quoted name
+// (one of control characters, or of more than one line) is cut between
+// two of its characters' escapes and its quote closed before the cut's
+// note ("\"x\\n::error …\"… (246 bytes more)"), so that the reader sees
+// where the text the plugin chose ends: cut as any string, its closing
+// quote went with its tail, and the note read as part of the name.
+func shownCut(s string, n int) string {
+	q := shownName(s)
+	if q == s {
+		return cutBytes(q, n)
+	}
+	if cut := cutBytes(q, n); cut == q {
+		return q
+	}
+	// strconv.Quote escapes s a character at a time (an invalid byte
+	// alone), so the quoted prefix grows by each one's escape.
+	size, i := 1, 0 // the opening quote
+	for i < len(s) {
+		_, w := utf8.DecodeRuneInString(s[i:])
+		e := len(strconv.Quote(s[i:i+w])) - 2
+		if size+e+1 > n {
+			break
+		}
+		size += e
+		i += w
+	}
+	return strconv.Quote(s[:i]) + fmt.Sprintf("… (%d bytes more)", len(q)-size-1)
+}
 
 // monitors names each background monitor the plugin at ctx declares: in
 // monitors/monitors.json, or in its manifest's experimental.monitors (or
