@@ -94,14 +94,16 @@ file, time. An audit of some PATHs reads the whole tree all the same and runs
 the hooks declared under them (and those their plugins read from
 elsewhere) as the whole audit runs them: in every plugin's and package's
 context that reads them, under the same ids. What Claude Code would run
-that vigiles does not (MCP and LSP servers, monitors, settings commands, the
-shell lines of skills and commands, code any of these or a hook fetches at
-run time) it names in findings (docs/report-format.md).
+that vigiles does not (MCP and LSP servers, monitors, a plugin's hooks
+module, settings commands, the shell lines of skills and commands, code any
+of these or a hook fetches at run time) it names in findings
+(docs/report-format.md).
 
 With a baseline (default .vigiles/baseline.json), anything new — a host, a
-written path, a changed outcome or env file, a new hook, a new or changed
-server, monitor or settings command — is a finding at the line that
-declares it. The default baseline missing is a notice (nothing to compare
+written path, a changed outcome or env file, a new hook, a script a hook
+runs rewritten under the same command, a new or changed server, monitor,
+hooks module or settings command — is a finding at the line that declares
+it. The default baseline missing is a notice (nothing to compare
 with yet); one --baseline names that is missing is an error (a typo, or a
 change that deleted it, compares with nothing). A shell line the baseline
 keeps as it is is a notice, any other stays its warning; code fetched at
