@@ -60,8 +60,9 @@ INPUT_NAME upper-cased, its hyphens kept or made underscores
                    relative to working-directory and inside the workspace;
                    unlike vigiles audit's --baseline it has no default:
                    empty compares with nothing
-  update-baseline  true | false (default false): write the baseline from
-                   this run
+  update-baseline  true | false (default false): audit: write the baseline
+                   from this run to the file baseline names (which it
+                   needs); whole audits only: no shard, no paths
   sandbox          auto | strict | off; used as given when set, else the
                    policy file's, else auto, and audit turns that auto
                    into strict (auto set here lets an audit run trusted
