@@ -32,7 +32,7 @@ import (
 func init() {
 	subcommands["test"] = subcommand{summary: "run the checks of .vigiles.yml and fail when a promise is broken", run: cmdTest}
 	subcommands["audit"] = subcommand{summary: "run every discovered hook confined and compare with the baseline", run: cmdAudit}
-	subcommands["merge"] = subcommand{summary: "join the JSON reports of --shard runs into one", run: cmdMerge}
+	subcommands["merge"] = subcommand{summary: "join the JSON reports of --shard runs, or write one in another format", run: cmdMerge}
 }
 
 // renderSARIF renders a report as SARIF 2.1.0 and says what it left out;
