@@ -247,8 +247,8 @@ const maxHookTimeout = 10 * time.Minute
 
 // claudeWait is how long Claude Code waits for the command hook h before
 // it ends it: its own timeout, else its event's default (30 s on
-// UserPromptSubmit, 10 s on MessageDisplay, maxHookTimeout on the
-// others); a SessionEnd hook, the budget SessionEnd hooks share where its
+// UserPromptSubmit, PreModelSwitch and PostModelSwitch, 10 s on
+// MessageDisplay, maxHookTimeout on the others); a SessionEnd hook, the budget SessionEnd hooks share where its
 // own timeout does not fit in it (sessionEndWait).
 func claudeWait(h *Hook) time.Duration {
 	if h.Event == SessionEnd {
