@@ -468,7 +468,13 @@ func TestDenyRunClearsAKilledPastaStart(t *testing.T) {
 // (SIGHUP) interrupts an audit as SIGINT does, so its partial report is
 // written; under nohup, which ignores SIGHUP, it stays ignored.
 func TestInterruptSignalsTakeSIGHUP(t *testing.T) {
-	if !slices.Contains(interruptSignals(), os.Signal(syscall.SIGHUP)) {
+	if signal.Ignored(syscall.SIGHUP) {
+		// The test binary itself started under nohup, or an earlier run
+		// of this test (go test -count=2) ignored SIGHUP: signal.Reset
+		// does not clear what signal.Ignored reports (Go issue 46321),
+		// so only the ignored case can be checked.
+		t.Log("SIGHUP is ignored in this test's process, so only the ignored case is checked")
+	} else if !slices.Contains(interruptSignals(), os.Signal(syscall.SIGHUP)) {
 		t.Errorf("SIGHUP does not interrupt: %v", interruptSignals())
 	}
 	signal.Ignore(syscall.SIGHUP)
@@ -487,7 +493,9 @@ func TestInterruptSignalsTakeSIGHUP(t *testing.T) {
 func TestInterruptSignalsKeepAnIgnoredSIGINT(t *testing.T) {
 	if signal.Ignored(syscall.SIGINT) {
 		// The test binary itself started as such a job (go test … &
-		// from a script): SIGINT is ignored here already.
+		// from a script), or an earlier run of this test (-count=2)
+		// ignored it, which signal.Reset does not undo for
+		// signal.Ignored: SIGINT is ignored here already.
 		t.Log("SIGINT is ignored in this test's process, so only the ignored case is checked")
 	} else if !slices.Contains(interruptSignals(), os.Signal(syscall.SIGINT)) {
 		t.Errorf("SIGINT does not interrupt: %v", interruptSignals())
