@@ -83,20 +83,6 @@ func newHostileStep(t *testing.T) *simulatedStep {
 	return s
 }
 
-// inTree says whether p names a file inside the repository as GitHub
-// resolves it: relative, one line, no "." or ".." segment.
-func inTree(p string) bool {
-	if p == "" || strings.HasPrefix(p, "/") || strings.ContainsAny(p, "\\\n\r\x00") {
-		return false
-	}
-	for _, s := range strings.Split(p, "/") {
-		if s == "" || s == "." || s == ".." {
-			return false
-		}
-	}
-	return true
-}
-
 // controlRune is what must not reach an annotation, a check run or
 // SARIF from untrusted text: a control character other than the line
 // feed vigiles puts before a finding's evidence and the tab, or a format
@@ -225,7 +211,7 @@ func checkStepInert(t *testing.T, s *simulatedStep) (string, *report.Report) {
 			for k, v := range c.Props {
 				switch k {
 				case "file":
-					if !inTree(v) {
+					if !annotatetest.InRepo(v) {
 						t.Errorf("an annotation at %q, outside the tree", v)
 					}
 				case "title", "line", "col", "endLine", "endColumn":
@@ -300,7 +286,7 @@ func checkStepInert(t *testing.T, s *simulatedStep) (string, *report.Report) {
 		anns, _ := o["annotations"].([]any)
 		for _, a := range anns {
 			a := a.(map[string]any)
-			if p, _ := a["path"].(string); !inTree(p) {
+			if p, _ := a["path"].(string); !annotatetest.InRepo(p) {
 				t.Errorf("a check-run annotation at %q, outside the tree", p)
 			}
 			for _, k := range []string{"title", "message", "raw_details"} {
@@ -352,7 +338,7 @@ func checkStepInert(t *testing.T, s *simulatedStep) (string, *report.Report) {
 		texts = append(texts, res.Message.Text)
 		for _, l := range res.Locations {
 			u := l.PhysicalLocation.ArtifactLocation.URI
-			if p, err := url.PathUnescape(u); err != nil || !inTree(strings.TrimPrefix(p, "./")) {
+			if p, err := url.PathUnescape(u); err != nil || !annotatetest.InRepo(strings.TrimPrefix(p, "./")) {
 				t.Errorf("a SARIF uri %q (%q, %v), outside the tree", u, p, err)
 			}
 		}

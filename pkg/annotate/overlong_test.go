@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/vigiles/action/pkg/annotate/annotatetest"
 	"github.com/vigiles/action/pkg/report"
 )
 
@@ -68,7 +69,7 @@ func TestSARIFURINeverReadsOutOfTheRepositoryLeniently(t *testing.T) {
 		if err != nil {
 			t.Fatalf("uri %q: %v", u, err)
 		}
-		if lp := lenientDecode(p); !inRepo(strings.TrimPrefix(lp, "./")) || strings.Contains(lp, "\\") {
+		if lp := lenientDecode(p); !annotatetest.InRepo(strings.TrimPrefix(lp, "./")) || strings.Contains(lp, "\\") {
 			t.Errorf("the SARIF uri %q reads as %q to a lenient decoder, outside the repository", u, lp)
 		}
 		if u == ".vigiles.yml" && l.Region.StartLine != 1 {

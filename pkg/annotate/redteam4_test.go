@@ -41,20 +41,6 @@ func hostileShard(t *testing.T) *report.Report {
 	return &r
 }
 
-// inRepo says whether p names a file inside the repository, as GitHub
-// would resolve it: relative, one line, no '.' or '..' segment.
-func inRepo(p string) bool {
-	if p == "" || strings.HasPrefix(p, "/") || strings.ContainsAny(p, "\\\n\r\x00") {
-		return false
-	}
-	for _, s := range strings.Split(p, "/") {
-		if s == "" || s == "." || s == ".." {
-			return false
-		}
-	}
-	return true
-}
-
 // TestFileBytesOfAHostileShard: a shard report whose "fileBytes" decodes
 // to a path out of the repository, a workflow command, a line break, a
 // NUL or an escape places no annotation, SARIF uri or summary link
@@ -76,7 +62,7 @@ func TestFileBytesOfAHostileShard(t *testing.T) {
 		if c.Name != "error" {
 			t.Errorf("a workflow command %q: %+v", c.Name, c)
 		}
-		if f, ok := c.Props["file"]; ok && !inRepo(f) {
+		if f, ok := c.Props["file"]; ok && !annotatetest.InRepo(f) {
 			t.Errorf("an annotation at %q, outside the repository", f)
 		}
 	}
@@ -84,7 +70,7 @@ func TestFileBytesOfAHostileShard(t *testing.T) {
 		t.Errorf("the problem matchers annotate %+v", is)
 	}
 	for _, a := range checkAnnotations(r.Findings, ".vigiles.yml") {
-		if !inRepo(a.GetPath()) {
+		if !annotatetest.InRepo(a.GetPath()) {
 			t.Errorf("a check-run annotation at %q, outside the repository", a.GetPath())
 		}
 	}
@@ -96,7 +82,7 @@ func TestFileBytesOfAHostileShard(t *testing.T) {
 	for _, res := range log.Runs[0].Results {
 		u := res.Locations[0].PhysicalLocation.ArtifactLocation.URI
 		p, err := url.PathUnescape(u)
-		if err != nil || !inRepo(strings.TrimPrefix(p, "./")) || path.Clean(p) != strings.TrimPrefix(p, "./") && path.Clean(p) != p {
+		if err != nil || !annotatetest.InRepo(strings.TrimPrefix(p, "./")) || path.Clean(p) != strings.TrimPrefix(p, "./") && path.Clean(p) != p {
 			t.Errorf("a SARIF uri %q reads as %q (%v), outside the repository", u, p, err)
 		}
 	}
@@ -105,7 +91,7 @@ func TestFileBytesOfAHostileShard(t *testing.T) {
 	for _, l := range ourLinkRE.FindAllString(sum, -1) {
 		p := strings.TrimSuffix(l[strings.Index(l, "/blob/")+len("/blob/")+41:], ")")
 		p, _, _ = strings.Cut(p, "#")
-		if u, err := url.PathUnescape(p); err != nil || !inRepo(u) {
+		if u, err := url.PathUnescape(p); err != nil || !annotatetest.InRepo(u) {
 			t.Errorf("a summary link to %q (%q), outside the repository", p, u)
 		}
 	}
