@@ -555,7 +555,7 @@ func (s *session) discover(paths []string) error {
 		// not looked at, so every PATH that leads out gets the one error,
 		// whatever is there on the host.
 		at := s.abs(p)
-		if rel, err := filepath.Rel(s.spelled, p); err == nil && filepath.IsAbs(p) && rel != ".." && !strings.HasPrefix(rel, "../") {
+		if rel, err := filepath.Rel(s.spelled, p); err == nil && filepath.IsAbs(p) && !leavesDir(rel) {
 			// Under --dir as it was spelled, through a link to the tree:
 			// the caller's own spelling, not a link of the repository's.
 			at = s.abs(rel)

@@ -223,7 +223,7 @@ func (c *claudeDisc) submodules() map[string]bool {
 		if !ok || strings.TrimSpace(k) != "path" {
 			continue
 		}
-		if v = path.Clean(strings.Trim(strings.TrimSpace(v), `"`)); v != "." && v != ".." && !strings.HasPrefix(v, "../") && !path.IsAbs(v) {
+		if v = path.Clean(strings.Trim(strings.TrimSpace(v), `"`)); v != "." && !leavesDir(v) && !path.IsAbs(v) {
 			c.gitmodules[v] = true
 		}
 		if len(c.gitmodules) == maxSubmodules {
@@ -247,7 +247,7 @@ func (c *claudeDisc) plainlyMissing(rel string, err error) bool {
 	}
 	r, rerr := filepath.Rel(c.dirReal, pe.Path)
 	r = filepath.ToSlash(r)
-	return rerr == nil && r != "." && r != ".." && !strings.HasPrefix(r, "../") && (r == rel || strings.HasPrefix(rel, r+"/"))
+	return rerr == nil && r != "." && !leavesDir(r) && (r == rel || strings.HasPrefix(rel, r+"/"))
 }
 
 // linkToNothing finds the symbolic link that leaves the tree path rel not
@@ -360,4 +360,13 @@ func (c *claudeDisc) unreadDir(p string, err error) {
 	}
 	c.find(RuleMissingFile, report.SeverityError, report.Location{File: rel},
 		"cannot read the directory %s: %s, so nothing Claude Code may load from it (settings, plugins, marketplaces, hooks files, skills, agents, commands) is read; %s", shownName(rel), why, fix)
+}
+
+// leavesDir says whether rel, a clean path relative to a directory (as
+// filepath.Rel and path.Clean give it), leads out of it: its first
+// element is "..", as Claude Code also tests a plugin's paths (rel ===
+// ".." or one that starts with "../", in its plugin validator). A name
+// that merely begins with two dots ("..x.ts") is the directory's own.
+func leavesDir(rel string) bool {
+	return rel == ".." || strings.HasPrefix(rel, "../")
 }

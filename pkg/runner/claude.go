@@ -1063,7 +1063,7 @@ func relTo(dir, p string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("relating %s to %s: %w", p, dir, err)
 	}
-	if r == ".." || strings.HasPrefix(r, "../") {
+	if leavesDir(r) {
 		return "", errorf(ErrOutsideTree, "%s is outside the work tree %s", p, dir)
 	}
 	return filepath.ToSlash(r), nil

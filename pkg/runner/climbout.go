@@ -106,7 +106,7 @@ func (s *session) hookClimbsOut() {
 const maxGroupClimbs = 6
 
 // climbOutside says whether c leads above the repository itself.
-func climbOutside(c climb) bool { return c.to == ".." || strings.HasPrefix(c.to, "../") }
+func climbOutside(c climb) bool { return leavesDir(c.to) }
 
 // climbedOut is the discovery/escapes-plugin warning of the hooks hs of
 // one plugin, each of which reaches above its directory at the places
@@ -185,7 +185,7 @@ func rootClimbs(where, text, root string) []climb {
 // root, the plugin's directory ("." for one at the tree's root).
 func leaves(to, root string) bool {
 	if root == "." {
-		return to == ".." || strings.HasPrefix(to, "../")
+		return leavesDir(to)
 	}
 	return to != root && !under(to, root)
 }

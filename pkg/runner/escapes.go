@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"path/filepath"
 	"strconv"
-	"strings"
 
 	"github.com/vigiles/action/pkg/report"
 )
@@ -59,15 +58,6 @@ func (c *claudeDisc) escapesPlugin(ctx hookCtx, file string, v *jnode, what, p s
 		"%s %s leaves the plugin's directory %s: %s; %s",
 		what, shownCut(strconv.Quote(v.Str), maxMonitorCommand), shownName(root), why, fix)
 	return true
-}
-
-// leavesDir says whether rel, a clean path relative to a directory, leads
-// out of it: its first element is "..", as Claude Code tests a plugin's
-// paths (rel === ".." or one that starts with "../", in its plugin
-// validator). A name that merely begins with two dots ("..x.ts") is the
-// directory's own.
-func leavesDir(rel string) bool {
-	return rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator))
 }
 
 // moduleWhat is what escapesPlugin calls a hooks module a hooks file

@@ -403,7 +403,7 @@ func neverRecorded(s, g string, anchored bool) error {
 		}
 		clean := path.Clean(s)
 		switch {
-		case clean == ".." || strings.HasPrefix(clean, "../"):
+		case leavesDir(clean):
 			return never(`a path inside the work tree (".." leads out of it, where nothing is recorded)`)
 		case strings.HasPrefix(s, "~/") || strings.HasPrefix(s, "$TMPDIR/") || strings.HasPrefix(s, "/") || anchored:
 			return never(fmt.Sprintf("the path without %q segments", orDefault(seg, "empty")))

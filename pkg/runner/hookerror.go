@@ -1170,7 +1170,7 @@ func notExecutableInTree(stderr, tree string) string {
 		return ""
 	}
 	rel, err := filepath.Rel(tree, filepath.Clean(m[1]))
-	if err != nil || rel == ".." || strings.HasPrefix(rel, "../") {
+	if err != nil || leavesDir(rel) {
 		return ""
 	}
 	// Looked up in the tree only: a link of the tree's that leads out

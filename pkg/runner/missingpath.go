@@ -94,7 +94,7 @@ func missingPathCause(r report.HookRun, tree string) string {
 			}
 		}
 		abs = filepath.Clean(abs)
-		if rel, err := filepath.Rel(tree, abs); err == nil && rel != ".." && !strings.HasPrefix(rel, "../") {
+		if rel, err := filepath.Rel(tree, abs); err == nil && !leavesDir(rel) {
 			if link, target, hidden := linkOut(tree, rel); link != "" {
 				lacks := "which this machine lacks"
 				if hidden {
@@ -333,7 +333,7 @@ func backslashCause(tree, cwd, p, from string) string {
 		}
 	}
 	rel, err := filepath.Rel(tree, filepath.Clean(abs))
-	if err != nil || rel == ".." || strings.HasPrefix(rel, "../") || treeEntry(tree, rel) == nil {
+	if err != nil || leavesDir(rel) || treeEntry(tree, rel) == nil {
 		return ""
 	}
 	return fmt.Sprintf("it names %s, a path written with backslashes, which Windows reads as separators and sh on Linux and macOS as part of a file's name, so the hook finds nothing there and fails on every machine but Windows; the tree has %s: write the path with /, which Windows reads too",
@@ -375,7 +375,7 @@ func under(abs string, dirs ...string) bool {
 		switch {
 		case d == "" || d == "/":
 		case d == ".":
-			if abs != "" && !strings.HasPrefix(abs, "/") && abs != ".." && !strings.HasPrefix(abs, "../") {
+			if abs != "" && !strings.HasPrefix(abs, "/") && !leavesDir(abs) {
 				return true
 			}
 		case abs == d || strings.HasPrefix(abs, d+"/"):
@@ -405,7 +405,7 @@ func linkOut(tree, rel string) (link, target string, hidden bool) {
 		if err != nil || !filepath.IsAbs(t) {
 			return "", "", false // a relative link is the tree's to follow
 		}
-		if r, err := filepath.Rel(tree, t); err == nil && r != ".." && !strings.HasPrefix(r, "../") {
+		if r, err := filepath.Rel(tree, t); err == nil && !leavesDir(r) {
 			return "", "", false
 		}
 		if under(t, hiddenFromHook()...) {

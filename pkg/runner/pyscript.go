@@ -558,7 +558,7 @@ func (s *session) treePath(p string, vars *strings.Replacer, dir string) (string
 		}
 		rel = filepath.ToSlash(filepath.Clean(filepath.Join(dir, p)))
 	}
-	if rel == ".." || strings.HasPrefix(rel, "../") {
+	if leavesDir(rel) {
 		return "", false
 	}
 	return rel, true

@@ -331,7 +331,7 @@ func (s *session) memberInstalls(dir string, p pyproject) (reqs []string, dynami
 		}
 		for _, m := range matches {
 			rel, err := relTo(s.dir, m)
-			if err != nil || rel == ".." || strings.HasPrefix(rel, "../") || globsName(p.exclude, strings.TrimPrefix(rel, dir+"/")) {
+			if err != nil || leavesDir(rel) || globsName(p.exclude, strings.TrimPrefix(rel, dir+"/")) {
 				continue
 			}
 			if n++; n > maxWorkspaceMembers {
