@@ -83,21 +83,13 @@ func newHostileStep(t *testing.T) *simulatedStep {
 	return s
 }
 
-// controlRune is what must not reach an annotation, a check run or
-// SARIF from untrusted text: a control character other than the line
-// feed vigiles puts before a finding's evidence and the tab, or a format
-// character (a bidi override, a zero-width one).
-func controlRune(r rune) bool {
-	return unicode.IsControl(r) && r != '\n' && r != '\t' || unicode.Is(unicode.Cf, r)
-}
-
 // checkOneText says what is wrong with text vigiles placed in a check
 // run or SARIF (where: which): a carriage return or another control or
 // format character. (Neither reaches the step log, where a line could
 // act as a workflow command: checkLogText.)
 func checkOneText(t *testing.T, where, text string) {
 	t.Helper()
-	if i := strings.IndexFunc(text, controlRune); i >= 0 {
+	if i := strings.IndexFunc(text, annotatetest.UnsafeRune); i >= 0 {
 		t.Errorf("%s carries %q: %q", where, []rune(text[i:])[0], text)
 	}
 }

@@ -11,10 +11,10 @@ import (
 	"regexp"
 	"strings"
 	"testing"
-	"unicode"
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/vigiles/action/pkg/annotate/annotatetest"
 	"github.com/vigiles/action/pkg/evidence"
 	"github.com/vigiles/action/pkg/report"
 )
@@ -235,13 +235,6 @@ func checkSummarySafe(t *testing.T, s string) {
 	}
 }
 
-// unsafeRunes are what must not reach a GitHub surface from untrusted
-// text: control characters (terminal escapes, NUL, C1) and format
-// characters (bidi overrides, zero-width characters).
-func unsafeRune(r rune) bool {
-	return (r < 0x20 && r != '\n' && r != '\t') || r == 0x7f || (r >= 0x80 && r < 0xa0) || unicode.Is(unicode.Cf, r)
-}
-
 // TestHostileInputOnEverySurface: the check run's annotations and the
 // SARIF messages carry hostile text cleaned as the log does; SARIF's link
 // syntax is escaped; the hook logs cannot style lines as the log viewer's
@@ -250,7 +243,7 @@ func TestHostileInputOnEverySurface(t *testing.T) {
 	r := hostileReport()
 	for _, a := range checkAnnotations(r.Findings, "") {
 		for _, s := range []string{a.GetMessage(), a.GetRawDetails(), a.GetTitle(), a.GetPath()} {
-			if i := strings.IndexFunc(s, unsafeRune); i >= 0 {
+			if i := strings.IndexFunc(s, annotatetest.UnsafeRune); i >= 0 {
 				t.Errorf("check-run annotation carries %q in %q", []rune(s[i:])[0], s)
 			}
 		}
@@ -286,7 +279,7 @@ func TestHostileInputOnEverySurface(t *testing.T) {
 		texts = append(texts, res.Message.Text)
 	}
 	for _, m := range texts {
-		if i := strings.IndexFunc(m, unsafeRune); i >= 0 {
+		if i := strings.IndexFunc(m, annotatetest.UnsafeRune); i >= 0 {
 			t.Errorf("sarif message carries %q in %q", []rune(m[i:])[0], m)
 		}
 		for i := 0; i < len(m); i++ {

@@ -1,6 +1,9 @@
 package annotatetest
 
-import "strings"
+import (
+	"strings"
+	"unicode"
+)
 
 // InRepo says whether p names a file inside the repository as GitHub
 // resolves an annotation's or a SARIF result's path: relative, one line,
@@ -15,4 +18,12 @@ func InRepo(p string) bool {
 		}
 	}
 	return true
+}
+
+// UnsafeRune says whether r must not reach a GitHub surface from untrusted
+// text: a control character (a terminal escape, NUL, C1) other than the
+// line feed and the tab, or a format character (a bidi override, a
+// zero-width character).
+func UnsafeRune(r rune) bool {
+	return unicode.IsControl(r) && r != '\n' && r != '\t' || unicode.Is(unicode.Cf, r)
 }
