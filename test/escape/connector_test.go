@@ -192,16 +192,8 @@ func testConnectorDNSAndHost(t *testing.T, connector string) {
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()
 	var res struct {
-		Tier     string        `json:"tier"`
-		Refusal  string        `json:"refusal"`
-		Error    string        `json:"error"`
-		ExitCode int           `json:"exitCode"`
-		Signal   string        `json:"signal"`
-		TimedOut bool          `json:"timedOut"`
-		LimitHit string        `json:"limitHit"`
-		Stdout   string        `json:"stdout"`
-		Stderr   string        `json:"stderr"`
-		Egress   []egressEntry `json:"egress"`
+		result
+		Egress []egressEntry `json:"egress"`
 	}
 	if jerr := json.Unmarshal(stdout.Bytes(), &res); jerr != nil || res.Tier != "confined" {
 		t.Fatalf("vigiles on the stand-in host: %v; tier %q refusal %q (%v)\nstdout: %s\nstderr: %s", err, res.Tier, res.Refusal, jerr, stdout.String(), stderr.String())
