@@ -25,7 +25,7 @@ func allowPolicy(connector string) evidence.EgressPolicy {
 	return evidence.EgressPolicy{
 		Mode: evidence.EgressAllow,
 		Allow: []string{"allowed.example.test", "rot.example.test", "*.wild.example.test", "port.example.test:7000",
-			"meta.example.test", "loop.example.test", "priv.example.test", "privok.example.test", "v6.example.test"},
+			"meta.example.test", "meta6.example.test", "loop.example.test", "priv.example.test", "privok.example.test", "v6.example.test"},
 		AllowIP:     []string{"10.0.0.6"},
 		DNSUpstream: testDNS,
 		Connector:   connector,
@@ -78,7 +78,7 @@ func testAllow(t *testing.T, hosts *testHosts, connector string) {
 		/* 5 */ "sh:echo > /dev/tcp/198.18.0.8/80",
 		/* 6 */ "sh:for i in 1 2 3; do exec 3<>/dev/tcp/port.example.test/7000 && echo ping >&3 && head -c4 <&3 && exec 3<&-; done",
 		/* 7 */ "sh:echo > /dev/tcp/port.example.test/80",
-		/* 8 */ "sh:getent ahostsv4 meta.example.test; getent ahostsv4 loop.example.test; getent ahostsv4 priv.example.test; true",
+		/* 8 */ "sh:getent ahostsv4 meta.example.test; getent ahostsv4 loop.example.test; getent ahostsv4 priv.example.test; getent ahosts meta6.example.test; true",
 		/* 9 */ "sh:getent ahostsv4 privok.example.test",
 		/* 10 */ "dnsto:" + testDNS + ":53/" + bypassQuery(),
 		// slirp4netns configures IPv6 by router advertisement: wait for it.
@@ -238,6 +238,7 @@ func testAllow(t *testing.T, hosts *testHosts, connector string) {
 		}
 		for _, c := range []struct{ host, ip, why string }{
 			{"meta.example.test", "169.254.169.254", "link-local"},
+			{"meta6.example.test", "2002:a9fe:a9fe::1", "link-local"},
 			{"loop.example.test", "127.0.0.1", "loopback"},
 			{"priv.example.test", "10.0.0.5", "private"},
 		} {

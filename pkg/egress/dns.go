@@ -544,18 +544,25 @@ type refusal struct {
 // admitted. Besides the ranges refusedAnswer names, an address of the host
 // itself is refused: through slirp4netns or pasta a connection to it comes
 // from the host, so it reaches whatever listens there on that address or
-// on all of them, as no connection from outside could. An --allow-ip range
-// that covers the address (or, for a NAT64 one, the IPv4 address it leads
-// to) admits it.
+// on all of them, as no connection from outside could. Each address the
+// answer is judged as (judgedAs: itself, and the IPv4 addresses NAT64, a
+// tunnel or a translator takes it to) is refused unless an --allow-ip
+// range covers it; a range that covers the answer itself admits it.
 func (s *dnsStub) answerRefusal(a netip.Addr) string {
-	why := refusedAnswer(a)
-	if h := s.host.Load(); why == "" && h != nil && slices.ContainsFunc(*h, func(p netip.Prefix) bool { return p.Contains(nat64Target(a)) }) {
-		why = "host"
-	}
-	if why != "" && (s.pol.coveredByAllowIP(a) || s.pol.coveredByAllowIP(nat64Target(a))) {
+	if s.pol.coveredByAllowIP(a) {
 		return ""
 	}
-	return why
+	h := s.host.Load()
+	for _, x := range judgedAs(a) {
+		why := refusedAddr(x)
+		if why == "" && h != nil && slices.ContainsFunc(*h, func(p netip.Prefix) bool { return p.Contains(x) }) {
+			why = "host"
+		}
+		if why != "" && !s.pol.coveredByAllowIP(x) {
+			return why
+		}
+	}
+	return ""
 }
 
 // setHost makes addrs (addresses and locally delivered ranges) the host's

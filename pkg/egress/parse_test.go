@@ -135,6 +135,18 @@ func TestRefusedAnswer(t *testing.T) {
 		// address a gateway takes it to; the local-use one is reserved.
 		"64:ff9b::a9fe:a9fe": "link-local", "64:ff9b::7f00:1": "loopback", "64:ff9b::a00:5": "private",
 		"64:ff9b::": "unspecified", "64:ff9b::cb00:7107": "", "64:ff9b:1::cb00:7107": "reserved",
+		// 6to4 (RFC 3056): the IPv4 address in bits 16–47, where a host's
+		// 6to4 tunnel sends it.
+		"2002:a9fe:a9fe::1": "link-local", "2002:a00:5::1": "private", "2002:7f00:1::": "loopback",
+		"2002:a83f:8110::1": "cloud platform", "2002:cb00:7107::1": "",
+		// IPv4-compatible (RFC 4291, which Linux's sit0 tunnels) and
+		// IPv4-translated (RFC 2765): the last 32 bits.
+		"::a9fe:a9fe": "link-local", "::c0a8:101": "private", "::cb00:7107": "", "::2": "reserved",
+		"::ffff:0:a9fe:a9fe": "link-local", "::ffff:0:cb00:7107": "",
+		// Teredo (RFC 4380): the server's IPv4 address in bits 32–63, the
+		// client's inverted in the last 32; either refused refuses it.
+		"2001:0:cb00:7107:8000:ffff:5601:5601": "link-local", "2001:0:a00:1::34ff:8ef7": "private",
+		"2001:0:cb00:7107::34ff:8ef7": "",
 	}
 	for a, want := range tests {
 		if got := refusedAnswer(netip.MustParseAddr(a)); got != want {
@@ -146,7 +158,8 @@ func TestRefusedAnswer(t *testing.T) {
 // TestAnswerRefusal: the stub's filter of an allowlisted name's answer
 // refuses, besides refusedAnswer's ranges, the host's own addresses
 // (through the connector a connection to one comes from the host itself),
-// NAT64 ones leading there too, unless --allow-ip covers the address; and
+// NAT64 and 6to4 ones leading there too, unless --allow-ip covers the
+// address or the IPv4 address it leads to; and
 // before the init hands the host's addresses over, only the ranges.
 func TestAnswerRefusal(t *testing.T) {
 	pol, err := compilePolicy(evidence.EgressPolicy{Mode: evidence.EgressAllow, Allow: []string{"a.example.test"},
@@ -183,6 +196,11 @@ func TestAnswerRefusal(t *testing.T) {
 		{"2001:db8:77::9", true, "host"},    // in a local route's range
 		{"198.51.101.9", true, "host"},      // in one handed over IPv4-mapped
 		{"64:ff9b::c000:24d", true, "host"}, // NAT64 of 192.0.2.77
+		{"2002:cb00:7105::1", true, "host"}, // 6to4 of 203.0.113.5
+		{"2002:a00:6::1", true, ""},         // 6to4 of 10.0.0.6, covered by --allow-ip
+		{"2002:a00:7::1", true, "private"},  // 6to4 of 10.0.0.7
+		{"2001:db8:9::a00:7", true, ""},     // covered itself by --allow-ip
+		{"::ffff:0:cb00:7109", true, ""},    // IPv4-translated 203.0.113.9, covered by --allow-ip
 		{"192.0.3.1", true, ""},
 	} {
 		s := &dnsStub{pol: pol}

@@ -187,15 +187,53 @@ var azureWireServer = netip.AddrFrom4([4]byte{168, 63, 129, 16})
 // 64:ff9b::a9fe:a9fe reaches 169.254.169.254.
 var nat64 = netip.MustParsePrefix("64:ff9b::/96")
 
-// nat64Target is the IPv4 address a NAT64 address leads to; a itself
-// otherwise.
-func nat64Target(a netip.Addr) netip.Addr {
-	a = a.Unmap()
-	if !nat64.Contains(a) {
-		return a
+// The IPv6 ranges whose addresses carry an IPv4 address that something on
+// the way may take them to (RFC 6890's special-purpose registry): a host
+// with a 6to4 or automatic tunnel (Linux's sit0 takes IPv4-compatible
+// addresses) or a Teredo client, or a translator (SIIT) on the path,
+// delivers a packet for one of them to the IPv4 address it carries.
+var (
+	// sixToFour is 6to4 (RFC 3056): the IPv4 address in bits 16–47.
+	sixToFour = netip.MustParsePrefix("2002::/16")
+	// teredo is Teredo (RFC 4380): the server's IPv4 address in bits
+	// 32–63, the client's, every bit inverted, in the last 32.
+	teredo = netip.MustParsePrefix("2001::/32")
+	// v4Compatible is the deprecated IPv4-compatible form (RFC 4291):
+	// the IPv4 address in the last 32 bits (:: and ::1 aside).
+	v4Compatible = netip.MustParsePrefix("::/96")
+	// v4Translated is SIIT's IPv4-translated form (RFC 2765): the IPv4
+	// address in the last 32 bits.
+	v4Translated = netip.MustParsePrefix("::ffff:0:0:0/96")
+)
+
+// judgedAs lists the addresses an answer a is judged by: a itself (an
+// IPv4-mapped address as the IPv4 address it maps), then each IPv4 address
+// a carries that a NAT64 gateway, a translator or a tunnel on the way
+// takes a packet for a to (nat64, sixToFour, teredo, v4Compatible,
+// v4Translated). 64:ff9b::a9fe:a9fe and 2002:a9fe:a9fe::1 are both the
+// cloud metadata service's.
+func judgedAs(a netip.Addr) []netip.Addr {
+	a = a.Unmap().WithZone("")
+	if !a.Is6() {
+		return []netip.Addr{a}
 	}
 	b := a.As16()
-	return netip.AddrFrom4([4]byte(b[12:]))
+	last := netip.AddrFrom4([4]byte(b[12:]))
+	switch {
+	case nat64.Contains(a), v4Translated.Contains(a):
+		return []netip.Addr{a, last}
+	case v4Compatible.Contains(a) && !a.IsUnspecified() && !a.IsLoopback():
+		return []netip.Addr{a, last}
+	case sixToFour.Contains(a):
+		return []netip.Addr{a, netip.AddrFrom4([4]byte(b[2:6]))}
+	case teredo.Contains(a):
+		client := [4]byte(b[12:])
+		for i := range client {
+			client[i] ^= 0xff
+		}
+		return []netip.Addr{a, netip.AddrFrom4([4]byte(b[4:8])), netip.AddrFrom4(client)}
+	}
+	return []netip.Addr{a}
 }
 
 // nat64Of is the NAT64 address that leads to the IPv4 address a.
@@ -207,10 +245,20 @@ func nat64Of(a netip.Addr) netip.Addr {
 }
 
 // refusedAnswer says why a, an answer for an allowlisted name, must not be
-// accepted; "" when it may. A NAT64 address is judged by the IPv4 address
-// it leads to.
+// accepted; "" when it may. An address that carries an IPv4 address a
+// packet for it may be taken to (judgedAs: NAT64, 6to4, Teredo and the
+// like) is refused when that IPv4 address is.
 func refusedAnswer(a netip.Addr) string {
-	a = nat64Target(a)
+	for _, x := range judgedAs(a) {
+		if why := refusedAddr(x); why != "" {
+			return why
+		}
+	}
+	return ""
+}
+
+// refusedAddr is refusedAnswer's judgement of one address, as it is.
+func refusedAddr(a netip.Addr) string {
 	switch {
 	case a.IsLoopback():
 		return "loopback"

@@ -51,6 +51,7 @@ var testZone = map[string][]string{
 	"off.example.test.":     {"198.18.0.8"},
 	"bypass.example.test.":  {"198.18.0.8"},
 	"meta.example.test.":    {"169.254.169.254"},
+	"meta6.example.test.":   {"2002:a9fe:a9fe::1"}, // 6to4 of the metadata service
 	"loop.example.test.":    {"127.0.0.1"},
 	"priv.example.test.":    {"10.0.0.5"},
 	"privok.example.test.":  {"10.0.0.6"},
