@@ -254,12 +254,14 @@ var knownEvents = map[string]eventSpec{
 	TeammateIdle: {Fields: func(string) map[string]any {
 		return map[string]any{"teammate_name": defaultTeammateName, "team_name": defaultTeamName}
 	}},
-	// InstructionsLoaded matches load_reason; globs, trigger_file_path and
-	// parent_file_path come with some reasons only.
+	// InstructionsLoaded matches load_reason; the file loaded, and
+	// globs, trigger_file_path and parent_file_path, follow it
+	// (instructionsFields).
 	InstructionsLoaded: {NoMode: true, BeforePromptOn: []string{"session_start"}, MatchField: "load_reason", Values: []string{"session_start", "nested_traversal", "path_glob_match", "include", "compact"}, Closed: true,
 		Fields: func(cwd string) map[string]any {
 			return map[string]any{"file_path": path.Join(cwd, "CLAUDE.md"), "memory_type": "Project"}
-		}},
+		},
+		ValueFields: instructionsFields},
 	// ConfigChange matches the source; file_path, which the reference's
 	// example carries, is the file the source names.
 	ConfigChange: {NoMode: true, MatchField: "source", Values: []string{"project_settings", "local_settings", "user_settings", "policy_settings", "skills"}, Closed: true,
@@ -316,6 +318,29 @@ var knownEvents = map[string]eventSpec{
 func modelSwitchFields(string) map[string]any {
 	return map[string]any{"from_model": "claude-sonnet-5", "to_model": "claude-opus-5", "source": "command",
 		"context_tokens": 182340.0, "prompt_cache_warm": true, "cache_ttl": "5m", "estimated_cache_write_usd": 1.1396, "pricing": "catalog"}
+}
+
+// instructionsFields are an InstructionsLoaded's fields for the load
+// reason v, as the hooks reference's "InstructionsLoaded input" ties them
+// to it: a lazy load (nested_traversal, path_glob_match) carries
+// trigger_file_path, the file whose access loaded it; a path_glob_match
+// load, a rule of .claude/rules loaded for the paths: globs of its
+// frontmatter, carries those globs; an include load carries
+// parent_file_path, the file whose import loaded it. A nested_traversal
+// loads the CLAUDE.md of the subdirectory Claude reads in, not the work
+// tree's own. session_start and compact load the work tree's CLAUDE.md
+// and carry none of the three.
+func instructionsFields(cwd, v string) map[string]any {
+	trigger := path.Join(cwd, "src/main.go")
+	switch v {
+	case "nested_traversal":
+		return map[string]any{"file_path": path.Join(cwd, "src/CLAUDE.md"), "trigger_file_path": trigger}
+	case "path_glob_match":
+		return map[string]any{"file_path": path.Join(cwd, ".claude/rules/go.md"), "globs": []any{"src/**/*.go"}, "trigger_file_path": trigger}
+	case "include":
+		return map[string]any{"file_path": path.Join(cwd, "docs/conventions.md"), "parent_file_path": path.Join(cwd, "CLAUDE.md")}
+	}
+	return nil
 }
 
 // stopFailureMessages are the texts of the API error messages that end a
@@ -605,7 +630,7 @@ var keyOrder = func() map[string]int {
 		"todos", "taskId", "subject",
 		"command", "label", "description", "timeout", "timeout_ms", "run_in_background", "subagent_type",
 		"questions", "question", "header", "options", "multiSelect", "plan", "planFilePath",
-		"filePath", "type", "file", "file_path", "memory_type", "load_reason", "old_string", "new_string", "replace_all",
+		"filePath", "type", "file", "file_path", "memory_type", "load_reason", "globs", "trigger_file_path", "parent_file_path", "old_string", "new_string", "replace_all",
 		"oldString", "newString", "originalFile", "structuredPatch", "oldStart", "oldLines", "newStart", "newLines", "lines", "userModified", "replaceAll",
 		"action", "content", "status", "activeForm", "mode", "requested_schema", "elicitation_id",
 		"from_model", "to_model", "requested_model", "context_tokens", "prompt_cache_warm", "cache_ttl", "estimated_cache_write_usd", "pricing",

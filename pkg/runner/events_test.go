@@ -58,6 +58,10 @@ func TestPayloadFields(t *testing.T) {
 		{StopFailure, "account_on_hold", []string{"effort", "error", "last_assistant_message"}},
 		{SessionEnd, "logout", []string{"reason"}},
 		{SessionEnd, "resume", []string{"reason"}},
+		{InstructionsLoaded, "nested_traversal", []string{"file_path", "load_reason", "memory_type", "trigger_file_path"}},
+		{InstructionsLoaded, "path_glob_match", []string{"file_path", "globs", "load_reason", "memory_type", "trigger_file_path"}},
+		{InstructionsLoaded, "include", []string{"file_path", "load_reason", "memory_type", "parent_file_path"}},
+		{InstructionsLoaded, "compact", []string{"file_path", "load_reason", "memory_type"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.event+"/"+tc.tool, func(t *testing.T) {
@@ -438,6 +442,43 @@ func TestConfigChangeNamesItsFile(t *testing.T) {
 	}
 	if _, ok := BuildPayload(PostToolUse, "Bash", "/repo", nil, nil).Input["duration_ms"].(float64); !ok {
 		t.Errorf("PostToolUse has no duration_ms")
+	}
+}
+
+// TestInstructionsLoadedFieldsFollowReason: the hooks reference's
+// "InstructionsLoaded input" ties globs to a path_glob_match load,
+// trigger_file_path to a lazy load (nested_traversal, path_glob_match)
+// and parent_file_path to an include load; vigiles sent none of them,
+// and the work tree's CLAUDE.md as the file of every load, so that a hook
+// that reads globs, or the file that triggered the load, took a path no
+// session takes.
+func TestInstructionsLoadedFieldsFollowReason(t *testing.T) {
+	for _, tc := range []struct {
+		reason, file, trigger, parent string
+		globs                         []any
+	}{
+		{reason: "session_start", file: "/repo/CLAUDE.md"},
+		{reason: "nested_traversal", file: "/repo/src/CLAUDE.md", trigger: "/repo/src/main.go"},
+		{reason: "path_glob_match", file: "/repo/.claude/rules/go.md", trigger: "/repo/src/main.go", globs: []any{"src/**/*.go"}},
+		{reason: "include", file: "/repo/docs/conventions.md", parent: "/repo/CLAUDE.md"},
+		{reason: "compact", file: "/repo/CLAUDE.md"},
+	} {
+		var in map[string]any
+		if err := json.Unmarshal(BuildPayload(InstructionsLoaded, tc.reason, "/repo", nil, nil).JSON(), &in); err != nil {
+			t.Fatal(err)
+		}
+		str := func(k string) string { s, _ := in[k].(string); return s }
+		if in["load_reason"] != tc.reason || str("file_path") != tc.file || str("trigger_file_path") != tc.trigger || str("parent_file_path") != tc.parent {
+			t.Errorf("%s: file_path %v, trigger_file_path %v, parent_file_path %v; want %q, %q, %q", tc.reason, in["file_path"], in["trigger_file_path"], in["parent_file_path"], tc.file, tc.trigger, tc.parent)
+		}
+		if got, _ := in["globs"].([]any); !slices.Equal(got, tc.globs) || (tc.globs == nil) != (in["globs"] == nil) {
+			t.Errorf("%s: globs %v, want %v", tc.reason, in["globs"], tc.globs)
+		}
+	}
+	// The reference's table lists them after load_reason.
+	got := string(BuildPayload(InstructionsLoaded, "path_glob_match", "/repo", nil, nil).JSON())
+	if !regexp.MustCompile(`"load_reason":"path_glob_match","globs":\[[^]]*\],"trigger_file_path":`).MatchString(got) {
+		t.Errorf("globs and trigger_file_path do not follow load_reason: %s", got)
 	}
 }
 

@@ -370,7 +370,8 @@ func EventsDoc() string {
 	w("  `\"shell\": \"bash\"`, the default (above).\n")
 	w("- **Events and fields added since.** Every event of the reference has its payload\n")
 	w("  (below). Fields Claude Code sends in some sessions only are left out (`scratchpad_dir`, a resumed\n")
-	w("  SessionStart's cache fields, a `session_title`, InstructionsLoaded's `globs`). The\n")
+	w("  SessionStart's cache fields, a `session_title`); InstructionsLoaded's `globs`, `trigger_file_path`\n")
+	w("  and `parent_file_path` come with the load reasons the reference ties them to (below). The\n")
 	w("  `hookSpecificOutput` fields added since (SessionStart's `sessionTitle` and `reloadSkills`,\n")
 	w("  UserPromptSubmit's `sessionTitle` and `suppressOriginalPrompt`, PostToolUse's `classifierContext`)\n")
 	w("  decide no outcome; one written at the top level, where Claude Code does not read it, is named in\n")
@@ -418,6 +419,9 @@ func EventsDoc() string {
 		}
 		w("%s\n\n", outcomeDoc(ev))
 		w("```json\n%s\n```\n\n", prettyJSON(BuildPayload(ev, tool, docCwd, nil, nil).Input))
+		if n := valueFieldsDoc[ev]; n != "" {
+			w("%s\n\n", n)
+		}
 	}
 	w("## Default tool inputs\n\n")
 	for _, t := range DefaultTools {
@@ -444,6 +448,13 @@ func EventsDoc() string {
 	w("(`%s` for the default input); for Read a text file\n", prettyInline(defaultToolResponse("Edit", DefaultToolInput("Edit", docCwd))))
 	w("record; `{\"success\": true}` for the others.\n")
 	return b.String()
+}
+
+// valueFieldsDoc says, for an event whose fields follow the matcher
+// value sent (eventSpec.ValueFields) in a way the example, of the first
+// value, does not show, what the other values carry.
+var valueFieldsDoc = map[string]string{
+	InstructionsLoaded: "The file loaded, and the fields the hooks reference ties to a load reason, follow `load_reason`: `nested_traversal` loads `src/CLAUDE.md` with `trigger_file_path`, the file read that loaded it; `path_glob_match` loads a rule of `.claude/rules` with its `globs` and `trigger_file_path`; `include` loads the file a CLAUDE.md imports, with `parent_file_path`; `compact` carries none of them.",
 }
 
 // valuesSource says, for an event whose closed list of matcher values
