@@ -124,12 +124,21 @@ const (
 
 // defaultEffort is the effort level a default session sends (eventSpec.
 // Effort): where no --effort, effortLevel setting or
-// CLAUDE_CODE_EFFORT_LEVEL sets one, its model's default, which is the
-// organization's or the model catalog's where they name one, else "high"
-// (Claude Code's getModelEffortLevelOrDefault). Claude Code's default
-// model (Sonnet or Opus 4.6, or later) supports effort; Sonnet and Haiku
-// 4.5 and older models, which send none, are no default.
+// CLAUDE_CODE_EFFORT_LEVEL sets one, its model's default, "high" on
+// every model that supports effort but Opus 4.7 (the model configuration
+// reference, "Adjust effort level"). The session's model is defaultModel,
+// which supports it; a model that reference does not list (Sonnet and
+// Haiku 4.5, and older) sends none.
 const defaultEffort = "high"
+
+// defaultModel is the model of the session vigiles' payloads are of, as
+// SessionStart's model names it: Sonnet 5, what the sonnet alias, Claude
+// Code's default, resolves to on the Anthropic API (the model
+// configuration reference), the model of the hooks reference's
+// "SessionStart input" example, and one that supports effort, which
+// every payload of a tool-use context carries (defaultEffort). The model
+// switches switch from it (modelSwitchFields).
+const defaultModel = "claude-sonnet-5"
 
 // fileChangedDefault is the file a FileChanged hook is told changed when
 // its matcher names none (a direnv setup's usual file).
@@ -137,7 +146,7 @@ const fileChangedDefault = ".envrc"
 
 var knownEvents = map[string]eventSpec{
 	SessionStart: {NoMode: true, BeforePrompt: true, MatchField: "source", Values: []string{"startup", "resume", "clear", "compact", "fork"}, Closed: true, EnvFile: true,
-		Fields: func(string) map[string]any { return map[string]any{"model": "claude-sonnet-4-5"} }},
+		Fields: func(string) map[string]any { return map[string]any{"model": defaultModel} }},
 	UserPromptSubmit: {Fields: func(string) map[string]any {
 		return map[string]any{"prompt": defaultUserPrompt}
 	}},
@@ -316,7 +325,7 @@ var knownEvents = map[string]eventSpec{
 // Sonnet; to_model, and the requested_model that names it by its ID, are
 // the matcher value the run is for.
 func modelSwitchFields(string) map[string]any {
-	return map[string]any{"from_model": "claude-sonnet-5", "to_model": "claude-opus-5", "source": "command",
+	return map[string]any{"from_model": defaultModel, "to_model": "claude-opus-5", "source": "command",
 		"context_tokens": 182340.0, "prompt_cache_warm": true, "cache_ttl": "5m", "estimated_cache_write_usd": 1.1396, "pricing": "catalog"}
 }
 

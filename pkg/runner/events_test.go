@@ -482,6 +482,31 @@ func TestInstructionsLoadedFieldsFollowReason(t *testing.T) {
 	}
 }
 
+// TestSessionModelSendsEffort: the payloads of a tool-use context carry
+// effort, which Claude Code sends only where the session's model
+// supports it (hooks.md, "Common input fields"), and the model
+// configuration reference's "Adjust effort level" lists the models that
+// do; SessionStart named claude-sonnet-4-5, which it does not list, so
+// that one session's payloads disagreed. Every payload that names the
+// session's model names the same one, one that sends effort.
+func TestSessionModelSendsEffort(t *testing.T) {
+	effortModels := []string{"claude-opus-5", "claude-sonnet-5", "claude-opus-4-8", "claude-opus-4-7", "claude-opus-4-6", "claude-sonnet-4-6"}
+	if !knownEvents[PreToolUse].Effort {
+		t.Fatal("PreToolUse carries no effort")
+	}
+	for _, tc := range []struct{ event, field string }{
+		{SessionStart, "model"},
+		{PreModelSwitch, "from_model"},
+		{PostModelSwitch, "from_model"},
+	} {
+		spec := knownEvents[tc.event]
+		got := BuildPayload(tc.event, spec.Values[0], "/repo", nil, nil).Input[tc.field]
+		if got != defaultModel || !slices.Contains(effortModels, defaultModel) {
+			t.Errorf("%s: %s %v, want %s, a model that sends effort (%v)", tc.event, tc.field, got, defaultModel, effortModels)
+		}
+	}
+}
+
 // TestSkillAndToolSearchHaveTheirInput: a tool event's matcher that
 // selects Skill or ToolSearch ran its hook with an empty tool_input,
 // which Claude Code never sends: Skill's input is a skill name and
