@@ -567,7 +567,8 @@ func DefaultToolInput(tool, cwd string) map[string]any {
 // stderr, interrupted, isImage} in "PostToolUse decision control"); for
 // Edit, which it shows none of, the fields of the Agent SDK's
 // FileEditOutput, the edit of the call's input made to a file that held
-// its old_string; for Read, a text file read.
+// its old_string; for Read, a text file read; for ExitPlanMode and
+// Agent, the fields the reference's sections of those tools name.
 func defaultToolResponse(tool string, input map[string]any) map[string]any {
 	switch tool {
 	case "Bash":
@@ -591,6 +592,20 @@ func defaultToolResponse(tool string, input map[string]any) map[string]any {
 			"userModified":    false, "replaceAll": all}
 	case "Read":
 		return map[string]any{"type": "text", "file": map[string]any{"filePath": input["file_path"], "content": "Hello\n"}}
+	case "ExitPlanMode":
+		// "an object with plan and filePath fields holding the approved
+		// plan" (hooks.md, "ExitPlanMode"), with isAgent, which the Agent
+		// SDK's ExitPlanModeOutput requires: false, the main thread's.
+		return map[string]any{"plan": input["plan"], "isAgent": false, "filePath": input["planFilePath"]}
+	case "Agent":
+		// A subagent runs in the background where the call sets no
+		// run_in_background (Claude Code 2.1.198 and later), and the tool
+		// returns as it launches: status "async_launched", with agentId,
+		// description and prompt (hooks.md, "Agent"; the Agent SDK's
+		// AgentOutput). Its outputFile, whose path neither says the form
+		// of, and resolvedModel, the model of the subagent type, are left
+		// out rather than guessed.
+		return map[string]any{"status": "async_launched", "agentId": defaultAgentID, "description": input["description"], "prompt": input["prompt"]}
 	}
 	return map[string]any{"success": true}
 }
@@ -638,10 +653,10 @@ var keyOrder = func() map[string]int {
 		"stop_hook_active", "agent_transcript_path", "last_assistant_message",
 		"todos", "taskId", "subject",
 		"command", "label", "description", "timeout", "timeout_ms", "run_in_background", "subagent_type",
-		"questions", "question", "header", "options", "multiSelect", "plan", "planFilePath",
+		"questions", "question", "header", "options", "multiSelect", "plan", "planFilePath", "isAgent",
 		"filePath", "type", "file", "file_path", "memory_type", "load_reason", "globs", "trigger_file_path", "parent_file_path", "old_string", "new_string", "replace_all",
 		"oldString", "newString", "originalFile", "structuredPatch", "oldStart", "oldLines", "newStart", "newLines", "lines", "userModified", "replaceAll",
-		"action", "content", "status", "activeForm", "mode", "requested_schema", "elicitation_id",
+		"action", "content", "status", "agentId", "activeForm", "mode", "requested_schema", "elicitation_id",
 		"from_model", "to_model", "requested_model", "context_tokens", "prompt_cache_warm", "cache_ttl", "estimated_cache_write_usd", "pricing",
 		"pattern", "path", "glob", "output_mode", "url", "query",
 		"stdout", "stderr", "interrupted", "isImage", "success",

@@ -541,13 +541,21 @@ func TestSkillAndToolSearchHaveTheirInput(t *testing.T) {
 // shape the hooks reference shows ("PostToolUse input": Write's
 // {filePath, type: "create"}; "PostToolUse decision control": Bash's
 // {stdout, stderr, interrupted, isImage}), and Edit's the fields of the
-// Agent SDK's FileEditOutput, not a success flag no tool returns.
+// Agent SDK's FileEditOutput, not a success flag no tool returns; so do
+// ExitPlanMode's and Agent's, whose sections of the reference name their
+// fields (the plan and its filePath; a background subagent's status
+// "async_launched", agentId, description and prompt) and which had the
+// success flag.
 func TestPostToolUseResponseShapes(t *testing.T) {
 	for tool, want := range map[string]string{
 		"Write": `"tool_response":{"filePath":"/repo/notes.txt","type":"create"}`,
 		"Bash":  `"tool_response":{"stdout":"README.md\n","stderr":"","interrupted":false,"isImage":false}`,
 		"Edit": `"tool_response":{"filePath":"/repo/README.md","oldString":"Hello","newString":"Hello, world","originalFile":"Hello\n",` +
 			`"structuredPatch":[{"oldStart":1,"oldLines":1,"newStart":1,"newLines":1,"lines":["-Hello","+Hello, world"]}],"userModified":false,"replaceAll":false}`,
+		// The reference's "ExitPlanMode" and "Agent" sections: the plan
+		// and its file; a subagent launched in the background.
+		"ExitPlanMode": `"tool_response":{"plan":"## Add a unit test for the parser\n1. Write the test\n2. Run it\n","isAgent":false,"filePath":"` + sandbox.Home + `/.claude/plans/add-parser-test.md"}`,
+		"Agent":        `"tool_response":{"prompt":"` + defaultSubagentPrompt + `","description":"Find API endpoints","status":"async_launched","agentId":"` + defaultAgentID + `"}`,
 	} {
 		got := string(BuildPayload(PostToolUse, tool, "/repo", nil, nil).JSON())
 		if !strings.Contains(got, want) {

@@ -446,7 +446,13 @@ func EventsDoc() string {
 		prettyInline(defaultToolResponse("Bash", nil)), prettyInline(defaultToolResponse("Write", DefaultToolInput("Write", docCwd))))
 	w("reference shows; for Edit, of which it shows none, the fields of the Agent SDK's `FileEditOutput`\n")
 	w("(`%s` for the default input); for Read a text file\n", prettyInline(defaultToolResponse("Edit", DefaultToolInput("Edit", docCwd))))
-	w("record; `{\"success\": true}` for the others.\n")
+	w("record; for ExitPlanMode `%s`, the plan and its file the reference's \"ExitPlanMode\" names (with\n",
+		prettyInline(defaultToolResponse("ExitPlanMode", DefaultToolInput("ExitPlanMode", docCwd))))
+	w("the Agent SDK's `isAgent`); for Agent `%s`, a subagent launched in the\n",
+		prettyInline(defaultToolResponse("Agent", DefaultToolInput("Agent", docCwd))))
+	w("background, as one is where the call sets no `run_in_background` (the reference's \"Agent\"; its\n")
+	w("`outputFile`, whose path's form neither the reference nor the SDK gives, is left out);\n")
+	w("`{\"success\": true}` for the others.\n")
 	return b.String()
 }
 
