@@ -952,14 +952,17 @@ func dedupeKey(pr *plannedRun) string {
 // of the same call (dedupeKey): it runs a command hook once for a call
 // however often its source declares it (a manifest's inline hooks that
 // repeat its hooks/hooks.json, a command in both project settings files),
-// the last declared. Each run dropped is a plan/not-run notice that names
-// the run kept, and its ID is returned, so that a baseline that has it
-// does not read it as removed.
+// the last declared (byDeclaration: the plan is in the IDs' order, which
+// puts hooks[10] before hooks[9]). Each run dropped is a plan/not-run
+// notice that names the run kept, and its ID is returned, so that a
+// baseline that has it does not read it as removed.
 func dedupePlan(plan []*plannedRun) ([]*plannedRun, []report.Finding, []string) {
 	last := map[string]int{}
 	for i, pr := range plan {
 		if k := dedupeKey(pr); k != "" {
-			last[k] = i
+			if j, ok := last[k]; !ok || byDeclaration(plan[j].Hook.Location, pr.Hook.Location) <= 0 {
+				last[k] = i
+			}
 		}
 	}
 	var finds []report.Finding

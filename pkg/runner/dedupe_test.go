@@ -68,6 +68,39 @@ func TestIdenticalHooksRunOnce(t *testing.T) {
 	}
 }
 
+// TestTheLastDeclaredPastTheTenth: of a hook declared twelve times the run
+// kept is the twelfth's (hooks[11]), and the notices name it, where the
+// IDs' string order took hooks[9] for the last declared.
+func TestTheLastDeclaredPastTheTenth(t *testing.T) {
+	var hooks []string
+	for range 12 {
+		hooks = append(hooks, `{"type": "command", "command": "true same"}`)
+	}
+	dir := makeTree(t, map[string]string{
+		".claude/settings.json": `{"hooks": {"Stop": [{"hooks": [` + strings.Join(hooks, ",\n") + `]}]}}`,
+	})
+	rep, err := Audit(context.Background(), Options{Dir: dir, Executor: fakeHooks()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const last = ".claude/settings.json#hooks.Stop[0].hooks[11]"
+	if len(rep.Runs) != 1 || rep.Runs[0].ID != last || rep.Runs[0].Location.Line != 12 {
+		t.Errorf("runs %+v, want one, %s at line 12", rep.Runs, last)
+	}
+	n := 0
+	for _, f := range rep.Findings {
+		if f.Rule == RuleNoRun && f.Severity == report.SeverityNotice {
+			n++
+			if !strings.HasSuffix(f.Message, "the last declared: "+last+", which vigiles runs") {
+				t.Errorf("notice %q does not name %s as the run kept", f.Message, last)
+			}
+		}
+	}
+	if n != 11 {
+		t.Errorf("%d notices of runs left out, want 11", n)
+	}
+}
+
 // TestCheckRunsIdenticalHooksOnce: a check's expectations are checked of
 // the one run Claude Code makes of a hook its plugin declares twice (the
 // manifest's inline hooks and hooks/hooks.json), and the run left out is
