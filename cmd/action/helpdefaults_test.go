@@ -3,6 +3,7 @@ package main
 import (
 	"regexp"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -54,5 +55,46 @@ func TestRunHelpDefaultsAreTheSandboxs(t *testing.T) {
 		t.Errorf("vigiles run --help shows no default for --timeout: %q", line)
 	} else if got, err := time.ParseDuration(m[1]); err != nil || got != sandbox.DefaultTimeout {
 		t.Errorf("vigiles run --help: --timeout default %s; the sandbox's is %s", m[1], sandbox.DefaultTimeout)
+	}
+}
+
+// TestDurationsAreWrittenOneWay: a duration the CLI shows, a flag's
+// default in its help or the range and default a message names, is
+// written as shortDuration writes it (1m, 24h), never as pflag's and
+// time.Duration's String (1m0s, 24h0m0s): vigiles run --timeout 0 said
+// "(default 60s)" where --help said "(default 1m0s)".
+func TestDurationsAreWrittenOneWay(t *testing.T) {
+	for _, tc := range []struct {
+		d    time.Duration
+		want string
+	}{
+		{0, "0s"}, {time.Minute, "1m"}, {24 * time.Hour, "24h"}, {90 * time.Minute, "1h30m"},
+		{90 * time.Second, "1m30s"}, {1500 * time.Millisecond, "1.5s"}, {10 * time.Minute, "10m"},
+	} {
+		if got := shortDuration(tc.d); got != tc.want {
+			t.Errorf("shortDuration(%v) = %q; want %q", tc.d, got, tc.want)
+		}
+	}
+	_, help, _ := runCLI(t, "run", "--help")
+	for flag, want := range map[string]string{"timeout": "(default 1m)", "linger": "(default 0s: end them at once)"} {
+		line := regexp.MustCompile(`(?m)^      --` + flag + ` .*$`).FindString(help)
+		if !strings.Contains(line, want) || !strings.Contains(line, "at most 24h") {
+			t.Errorf("vigiles run --help: --%s %q; want %q and at most 24h", flag, line, want)
+		}
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--timeout", "0"}, "vigiles: run: --timeout 0s: want a duration above 0 and at most 24h, such as 30s or 2m (default 1m)\n"},
+		{[]string{"--timeout", "-5m"}, "vigiles: run: --timeout -5m: want a duration above 0 and at most 24h, such as 30s or 2m (default 1m)\n"},
+		{[]string{"--timeout", "25h"}, "vigiles: run: --timeout 25h: want a duration above 0 and at most 24h, such as 30s or 2m (default 1m)\n"},
+		{[]string{"--linger", "-1s"}, "vigiles: run: --linger -1s: want 0 (end leftover processes at once, the default) or a duration above 0 and at most 24h\n"},
+		{[]string{"--linger", "99999999h"}, "vigiles: run: --linger 99999999h: out of range; want 0 (end leftover processes at once, the default) or a duration above 0 and at most 24h; see vigiles run --help\n"},
+	} {
+		code, _, stderr := runCLI(t, append(append([]string{"run"}, tc.args...), "--", "true")...)
+		if code != 2 || stderr != tc.want {
+			t.Errorf("vigiles run %s: exit %d, stderr %q; want 2, %q", strings.Join(tc.args, " "), code, stderr, tc.want)
+		}
 	}
 }

@@ -85,8 +85,8 @@ func cmdRun(ctx context.Context, args []string, getenv func(string) string, stdi
 		trusted     = fs.Bool("trusted", false, "the code was authored here: in auto mode it runs directly (auto mode only: refused with --sandbox strict or off)")
 		envs        = fs.StringArray("env", nil, "pass NAME=VALUE, or NAME from vigiles' environment (repeatable; a NAME not set there passes nothing); secret-looking names need --env-secret")
 		envSecrets  = fs.StringArray("env-secret", nil, "pass the secret NAME from vigiles' environment on purpose (repeatable; a NAME not set there is refused)")
-		timeout     = fs.Duration("timeout", sandbox.DefaultTimeout, fmt.Sprintf("kill the whole process tree after this long (at most %gh)", sandbox.MaxDuration.Hours()))
-		linger      = fs.Duration("linger", 0, fmt.Sprintf("after the command exits, keep observing its leftover processes this long, at most %gh, then end them (default 0s: end them at once)", sandbox.MaxDuration.Hours()))
+		timeout     = fs.Duration("timeout", sandbox.DefaultTimeout, "kill the whole process tree after this long (at most "+shortDuration(sandbox.MaxDuration)+")")
+		linger      = fs.Duration("linger", 0, "after the command exits, keep observing its leftover processes this long, at most "+shortDuration(sandbox.MaxDuration)+", then end them (default 0s: end them at once)")
 		jsonOut     = fs.Bool("json", false, "print exactly one vigiles.run/v1 JSON document on stdout")
 		outputCap   = uint64(sandbox.DefaultOutputCap)
 		strictFS    = fs.Bool("strict-fs", false, "expose only system directories (/usr, /etc, …), /opt and the work tree")
@@ -108,8 +108,8 @@ func cmdRun(ctx context.Context, args []string, getenv func(string) string, stdi
 	fs.Var(sizeFlag{&lim.ScratchBytes}, "limit-scratch", "all writes together (work tree, HOME, TMPDIR), a size (default 2GiB; where a memory cgroup holds the run, kept inside --limit-run-memory with room for vigiles' own processes; at least "+runner.FormatSize(sandbox.MinScratch)+")")
 	fs.Uint64Var(&lim.CPUSeconds, "limit-cpu", 0, fmt.Sprintf("CPU seconds per process (default 300, at most %d: a day)", sandbox.MaxCPUSeconds))
 	fs.Uint64Var(&lim.OpenFiles, "limit-open-files", 0, fmt.Sprintf("open files per process (default 4096, at least %d)", sandbox.MinOpenFiles))
-	setRange(fs, "timeout", fmt.Sprintf("a duration above 0 and at most %s", sandbox.MaxDuration))
-	setRange(fs, "linger", fmt.Sprintf("0 (end leftover processes at once) or a duration of at most %s", sandbox.MaxDuration))
+	setRange(fs, "timeout", timeoutRange)
+	setRange(fs, "linger", lingerRange)
 	setRange(fs, "limit-pids", fmt.Sprintf("a whole number from %d (what the sandbox itself needs) to %d", sandbox.MinPids, sandbox.MaxPids))
 	setRange(fs, "limit-cpu", fmt.Sprintf("a whole number of seconds from 1 to %d", sandbox.MaxCPUSeconds))
 	setRange(fs, "limit-open-files", fmt.Sprintf("a whole number from %d to %d", sandbox.MinOpenFiles, sandbox.MaxOpenFiles))
@@ -249,6 +249,14 @@ func cmdRun(ctx context.Context, args []string, getenv func(string) string, stdi
 	return exitWith(res.ExitCode, nil)
 }
 
+// timeoutRange and lingerRange say which values --timeout and --linger
+// take, with the defaults as the help writes them (shortDuration), in
+// the message of a value out of range, pflag's or checkRunFlags'.
+var (
+	timeoutRange = fmt.Sprintf("a duration above 0 and at most %s, such as 30s or 2m (default %s)", shortDuration(sandbox.MaxDuration), shortDuration(sandbox.DefaultTimeout))
+	lingerRange  = fmt.Sprintf("0 (end leftover processes at once, the default) or a duration above 0 and at most %s", shortDuration(sandbox.MaxDuration))
+)
+
 // checkRunFlags refuses values that mean nothing, or something else than
 // they say: a value the engine would take as "the default", a limit below
 // what the sandbox itself needs, an egress policy netwire.ValidateEgress refuses
@@ -259,10 +267,10 @@ func checkRunFlags(fs *pflag.FlagSet, timeout, linger time.Duration, outputCap u
 	var ps problems
 	bad := func(format string, a ...any) { ps = append(ps, fmt.Errorf("run: "+format, a...)) }
 	if timeout <= 0 || timeout > sandbox.MaxDuration {
-		bad("--timeout %s: want a duration above 0 and at most %s, such as 30s or 2m (default %gs)", timeout, sandbox.MaxDuration, sandbox.DefaultTimeout.Seconds())
+		bad("--timeout %s: want %s", shortDuration(timeout), timeoutRange)
 	}
 	if linger < 0 || linger > sandbox.MaxDuration {
-		bad("--linger %s: want 0 (end leftover processes at once) or a duration above 0 and at most %s", linger, sandbox.MaxDuration)
+		bad("--linger %s: want %s", shortDuration(linger), lingerRange)
 	}
 	if outputCap == 0 || outputCap > sandbox.MaxOutputCap {
 		bad("--output-cap %s: want a size above 0 and at most %s", runner.FormatSize(outputCap), runner.FormatSize(sandbox.MaxOutputCap))

@@ -106,13 +106,13 @@ func TestRunUsage(t *testing.T) {
 		{[]string{"--limit-scratch", "1"}, []string{"--limit-scratch 1: want a size of at least 1MiB (the sandbox gives a run's scratch no less)"}},
 		{[]string{"--limit-scratch", "1023KiB"}, []string{"--limit-scratch 1023KiB: want a size of at least 1MiB"}},
 		// Well formed, out of range: said so, with the range.
-		{[]string{"--timeout", "99999999h"}, []string{"--timeout 99999999h: out of range; want a duration above 0 and at most 24h0m0s"}},
+		{[]string{"--timeout", "99999999h"}, []string{"--timeout 99999999h: out of range; want a duration above 0 and at most 24h, such as 30s or 2m (default 1m)"}},
 		// Within time.Duration's range, past the day a run may take:
 		// added to the linger and the broker's grace, such a timeout
 		// wrapped below 0 and the run was killed as it started.
-		{[]string{"--timeout", "2562047h"}, []string{"--timeout 2562047h0m0s: want a duration above 0 and at most 24h0m0s"}},
-		{[]string{"--linger", "25h"}, []string{"--linger 25h0m0s: want 0 (end leftover processes at once) or a duration above 0 and at most 24h0m0s"}},
-		{[]string{"--linger", "99999999h"}, []string{"--linger 99999999h: out of range; want 0 (end leftover processes at once) or a duration of at most"}},
+		{[]string{"--timeout", "2562047h"}, []string{"--timeout 2562047h: want a duration above 0 and at most 24h, such as 30s or 2m (default 1m)"}},
+		{[]string{"--linger", "25h"}, []string{"--linger 25h: want 0 (end leftover processes at once, the default) or a duration above 0 and at most 24h"}},
+		{[]string{"--linger", "99999999h"}, []string{"--linger 99999999h: out of range; want 0 (end leftover processes at once, the default) or a duration above 0 and at most 24h"}},
 		{[]string{"--limit-pids", "99999999999999999999"}, []string{"--limit-pids 99999999999999999999: out of range; want a whole number from 32 (what the sandbox itself needs) to 1048576"}},
 		{[]string{"--limit-cpu", "99999999999999999999"}, []string{"--limit-cpu 99999999999999999999: out of range; want a whole number of seconds from 1 to 86400"}},
 		{[]string{"--limit-open-files", "99999999999999999999"}, []string{"--limit-open-files 99999999999999999999: out of range; want a whole number from 16 to 1048576"}},
