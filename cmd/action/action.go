@@ -640,14 +640,14 @@ func runActionWith(ctx context.Context, args []string, getenv func(string) strin
 		return err
 	}
 	if fs.NArg() > 0 {
-		return exitWith(2, fmt.Errorf("vigiles action takes no arguments, got %q; its options are the action's inputs (see --help)", fs.Arg(0)))
+		return exitWith(2, fmt.Errorf("action: unexpected argument %q (vigiles action takes none: its options are the action's inputs, set as INPUT_* variables; see vigiles action --help)", fs.Arg(0)))
 	}
 	started := time.Now()
 	if deps.now != nil {
 		started = deps.now()
 	}
 	if getenv("GITHUB_ACTIONS") != "true" {
-		return exitWith(2, errors.New("vigiles action runs as a GitHub Actions step (GITHUB_ACTIONS=true); elsewhere use vigiles test or vigiles audit, or set GITHUB_ACTIONS=true to try the step here (docs/github-action.md#run-it-locally)"))
+		return exitWith(2, errors.New("action: runs only as a GitHub Actions step (GITHUB_ACTIONS=true); elsewhere use vigiles test or vigiles audit, or set GITHUB_ACTIONS=true to try the step here (docs/github-action.md#run-it-locally)"))
 	}
 
 	// The verdict output is pass, fail or error: a step that stops
@@ -815,7 +815,7 @@ func runActionWith(ctx context.Context, args []string, getenv func(string) strin
 		if isUsageMistake(runErr) || errors.Is(runErr, errBadInput) {
 			code = 2
 		}
-		return fail(stdout, code, withConfigHint(fmt.Errorf("vigiles %s: %w", in.Command, runErr), "the config input", ws))
+		return fail(stdout, code, withConfigHint(fmt.Errorf("%s: %w", in.Command, runErr), "the config input", ws))
 	}
 	if in.Command != "merge" {
 		relativize(rep, dir, in.WorkDir)
@@ -902,12 +902,12 @@ func runActionWith(ctx context.Context, args []string, getenv func(string) strin
 		return fail(stdout, 125, fmt.Errorf("reporting to GitHub: %w", err))
 	}
 	if runErr != nil {
-		return fail(stdout, 125, fmt.Errorf("vigiles %w", namedFor(in.Command, ownErr)))
+		return fail(stdout, 125, namedFor(in.Command, ownErr))
 	}
 	if res.Interrupted != nil {
 		// The signal came after the hooks ran, while the findings were
 		// reported: vigiles' own error, as an interruption before.
-		return fail(stdout, 125, fmt.Errorf("vigiles %s interrupted (%v) while it reported to GitHub", in.Command, res.Interrupted))
+		return fail(stdout, 125, fmt.Errorf("%s: interrupted (%v) while it reported to GitHub", in.Command, res.Interrupted))
 	}
 	if sarifErr != nil {
 		return fail(stdout, 125, sarifErr)

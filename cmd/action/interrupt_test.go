@@ -100,9 +100,9 @@ func TestInterruptedAuditWritesItsReport(t *testing.T) {
 				text := string(b)
 				// The signal, named; never "context canceled".
 				plain := strings.ReplaceAll(stderr.String(), annotate.Colon, ":")
-				// The command named once: "audit interrupted", not "audit: audit interrupted".
+				// The command named once: "audit: interrupted", not "audit: audit interrupted".
 				for _, want := range []string{"vigiles: interrupted (SIGTERM): stopping the 1 run(s) still running",
-					"vigiles: " + command + " interrupted (SIGTERM)\n"} {
+					"vigiles: " + command + ": interrupted (SIGTERM)\n"} {
 					if !strings.Contains(plain, want) {
 						t.Errorf("stderr lacks %q:\n%s", want, plain)
 					}

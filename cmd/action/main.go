@@ -203,7 +203,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 	if len(args) == 0 {
 		if getenv("GITHUB_ACTIONS") == "true" {
 			if sc, ok := subcommands["action"]; ok {
-				return sc.run(ctx, args, getenv, stdin, stdout, stderr)
+				return commandNamed("action", sc.run(ctx, args, getenv, stdin, stdout, stderr))
 			}
 		}
 		usage(stderr)
@@ -266,7 +266,33 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		}
 		return exitWith(2, errors.New(unknownCommand(args[0])))
 	}
-	return sc.run(ctx, args[1:], getenv, stdin, stdout, stderr)
+	return commandNamed(args[0], sc.run(ctx, args[1:], getenv, stdin, stdout, stderr))
+}
+
+// commandNamed puts "name: " before each message of err that does not
+// begin with it, so that every error a command prints reads "vigiles:
+// <command>: ...", whichever part of the command, or the runner below it,
+// said it. The exit status, and what errors.Is finds, stay err's.
+func commandNamed(name string, err error) error {
+	switch e := err.(type) {
+	case nil:
+		return nil
+	case *exitError:
+		if e.err == nil {
+			return e
+		}
+		return &exitError{code: e.code, err: commandNamed(name, e.err)}
+	case problems:
+		named := make(problems, len(e))
+		for i, p := range e {
+			named[i] = commandNamed(name, p)
+		}
+		return named
+	}
+	if strings.HasPrefix(err.Error(), name+": ") {
+		return err
+	}
+	return hinted{msg: name + ": " + err.Error(), err: err}
 }
 
 // unknownCommand says that name is no command, with the closest one

@@ -30,10 +30,10 @@ func TestMissingDirectoryNamesTheOneBesideIt(t *testing.T) {
 		{[]string{"test", "--dir", "exmaples"}, `vigiles: test: --dir "exmaples" does not exist (did you mean "examples"?)` + "\n"},
 		{[]string{"audit", "--dir", "examples/plugin"}, `vigiles: audit: --dir "examples/plugin" does not exist (did you mean "examples/plugins"?)` + "\n"},
 		{[]string{"run", "--workdir", "exmaples", "--", "true"}, `vigiles: run: --workdir "exmaples" does not exist (did you mean "examples"?)` + "\n"},
-		{[]string{"audit", "--dir", "examples", "plugins/bash-gard"}, `vigiles: audit path "plugins/bash-gard" does not exist ("examples/plugins/bash-gard"; a PATH is relative to --dir "examples"); did you mean "plugins/bash-guard"?` + "\n"},
-		{[]string{"audit", "examples/plugins/usagestats"}, `vigiles: audit path "examples/plugins/usagestats" does not exist (a PATH is relative to --dir); did you mean "examples/plugins/usage-stats"?` + "\n"},
+		{[]string{"audit", "--dir", "examples", "plugins/bash-gard"}, `vigiles: audit: path "plugins/bash-gard" does not exist ("examples/plugins/bash-gard"; a PATH is relative to --dir "examples"); did you mean "plugins/bash-guard"?` + "\n"},
+		{[]string{"audit", "examples/plugins/usagestats"}, `vigiles: audit: path "examples/plugins/usagestats" does not exist (a PATH is relative to --dir); did you mean "examples/plugins/usage-stats"?` + "\n"},
 		{[]string{"test", "--dir", "elsewhere"}, `vigiles: test: --dir "elsewhere" does not exist` + "\n"},
-		{[]string{"audit", "examples/plugins/nothing-like-it"}, `vigiles: audit path "examples/plugins/nothing-like-it" does not exist (a PATH is relative to --dir)` + "\n"},
+		{[]string{"audit", "examples/plugins/nothing-like-it"}, `vigiles: audit: path "examples/plugins/nothing-like-it" does not exist (a PATH is relative to --dir)` + "\n"},
 	} {
 		t.Run(strings.Join(c.args, " "), func(t *testing.T) {
 			code, out, errs := runCLI(t, c.args...)

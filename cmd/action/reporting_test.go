@@ -214,8 +214,8 @@ func TestActionOwnErrorIsShown(t *testing.T) {
 		badOutput bool
 		want      string
 	}{
-		// The command named once: the runner's error begins with it.
-		{"interrupted", errors.New("audit interrupted: terminated"), false, "vigiles audit interrupted: terminated"},
+		// The command named once: the runner's error begins with it, said "audit: interrupted".
+		{"interrupted", errors.New("audit interrupted: terminated"), false, "audit: interrupted: terminated"},
 		{"reporting failed", nil, true, "reporting to GitHub: writing step outputs"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -218,7 +218,7 @@ func cmdRun(ctx context.Context, args []string, getenv func(string) string, stdi
 			// the set-up.
 			res.Tier, res.Refusal, res.Error = sandbox.TierConfined, "", "interrupted ("+cause.Error()+")"
 		}
-		runErr = fmt.Errorf("run interrupted (%w)", cause)
+		runErr = fmt.Errorf("run: interrupted (%w)", cause)
 	}
 	if res.LimitHit == "" {
 		// The sandbox names the limits it saw hit; a hook's shell that

@@ -330,12 +330,17 @@ func withRunnerHints(err error, dir string) error {
 	if errors.As(err, &pe) {
 		// Said here with the values quoted: an empty PATH, or one with a
 		// newline, stays on the line.
+		if pe.Outside && !pathThere(pe.Path, dir) {
+			// Not there, whatever it is outside of: that is said
+			// first, as it is of a PATH under --dir.
+			return hinted{msg: fmt.Sprintf("path %q does not exist; a PATH names a directory in the work tree %q (--dir %q), relative to it", pe.Path, pe.Dir, dir), err: err}
+		}
 		if pe.Outside {
-			return hinted{msg: fmt.Sprintf("audit path %q is outside the work tree %q; name directories under --dir %q", pe.Path, pe.Dir, dir), err: err}
+			return hinted{msg: fmt.Sprintf("path %q is outside the work tree %q; name directories under --dir %q", pe.Path, pe.Dir, dir), err: err}
 		}
 		if !pe.Missing {
 			// A declaration file named: its directory holds its hooks.
-			return hinted{msg: fmt.Sprintf("audit path %q is not a directory: a PATH names a directory, whose hooks the audit runs; name the one that holds it, %q", pe.Path, filepath.Dir(pe.Path)), err: err}
+			return hinted{msg: fmt.Sprintf("path %q is not a directory: a PATH names a directory, whose hooks the audit runs; name the one that holds it, %q", pe.Path, filepath.Dir(pe.Path)), err: err}
 		}
 		what, meant := "does not exist", ""
 		if near := nearDir(filepath.Join(dir, pe.Path)); near != "" {
@@ -348,9 +353,32 @@ func withRunnerHints(err error, dir string) error {
 		} else if !filepath.IsAbs(pe.Path) {
 			where = " (a PATH is relative to --dir)"
 		}
-		return hinted{msg: fmt.Sprintf("audit path %q %s%s%s", pe.Path, what, where, meant), err: err}
+		return hinted{msg: fmt.Sprintf("path %q %s%s%s", pe.Path, what, where, meant), err: err}
 	}
 	return err
+}
+
+// pathThere says whether p, an audit PATH the runner found outside the
+// work tree dir, is there as the caller wrote it (relative to dir): only
+// a PATH whose own spelling leaves the tree (an absolute path elsewhere,
+// a ".." out of it) is looked up, so that where a link of the tree's
+// leads out stays unlooked at, as the runner leaves it; any other is
+// taken for there.
+func pathThere(p, dir string) bool {
+	at := p
+	if !filepath.IsAbs(p) {
+		at = filepath.Join(dir, p)
+	}
+	absAt, err1 := filepath.Abs(at)
+	absDir, err2 := filepath.Abs(dir)
+	if err1 != nil || err2 != nil {
+		return true
+	}
+	if _, in := relInside(absDir, absAt); in {
+		return true
+	}
+	_, err := os.Lstat(absAt)
+	return !errors.Is(err, os.ErrNotExist)
 }
 
 func (c *commonFlags) options(stderr io.Writer) runner.Options {
@@ -1059,12 +1087,18 @@ func finishReport(name string, rep *report.Report, runErr error, format, output 
 	return exitWith(125, nil)
 }
 
-// namedFor puts the command's name before err, an error of its work,
-// unless err's text begins with it already: the runner's "audit
-// interrupted (SIGINT)" is said as it is, not "audit: audit interrupted".
+// namedFor puts the command's name before err, an error of its work, as
+// every error the CLI prints begins ("audit: ..."), unless err's text
+// begins with it already. The runner's "audit interrupted (SIGINT)",
+// which names the command its own way, is said "audit: interrupted
+// (SIGINT)", not "audit: audit interrupted".
 func namedFor(command string, err error) error {
-	if strings.HasPrefix(err.Error(), command+" ") {
+	msg := err.Error()
+	if strings.HasPrefix(msg, command+": ") {
 		return err
+	}
+	if rest, ok := strings.CutPrefix(msg, command+" "); ok {
+		return hinted{msg: command + ": " + rest, err: err}
 	}
 	return fmt.Errorf("%s: %w", command, err)
 }

@@ -104,17 +104,17 @@ func TestTestAuditUsage(t *testing.T) {
 		{[]string{"test", "--dir", "/nonexistent/dir/for/vigiles"}, 2, `--dir "/nonexistent/dir/for/vigiles" does not exist`},
 		{[]string{"audit", "--dir", "/nonexistent/dir/for/vigiles"}, 2, `--dir "/nonexistent/dir/for/vigiles" does not exist`},
 		{[]string{"test", "--dir", "/etc/passwd"}, 2, `--dir "/etc/passwd" is not a directory`},
-		{[]string{"audit", "--dir", ".", "/etc"}, 2, `audit path "/etc" is outside the work tree`},
-		{[]string{"audit", "--dir", ".", "../.."}, 2, `audit path "../.." is outside the work tree`},
-		{[]string{"audit", "--dir", ".", "nonexistent"}, 2, `audit path "nonexistent" does not exist (a PATH is relative to --dir)`},
-		{[]string{"audit", "--dir", ".", "test_audit.go"}, 2, `audit path "test_audit.go" is not a directory: a PATH names a directory, whose hooks the audit runs; name the one that holds it, "."`},
-		{[]string{"audit", "--dir", "../..", "examples/plugins/bash-guard/hooks/hooks.json"}, 2, `audit path "examples/plugins/bash-guard/hooks/hooks.json" is not a directory: a PATH names a directory, whose hooks the audit runs; name the one that holds it, "examples/plugins/bash-guard/hooks"`},
+		{[]string{"audit", "--dir", ".", "/etc"}, 2, `audit: path "/etc" is outside the work tree`},
+		{[]string{"audit", "--dir", ".", "../.."}, 2, `audit: path "../.." is outside the work tree`},
+		{[]string{"audit", "--dir", ".", "nonexistent"}, 2, `audit: path "nonexistent" does not exist (a PATH is relative to --dir)`},
+		{[]string{"audit", "--dir", ".", "test_audit.go"}, 2, `audit: path "test_audit.go" is not a directory: a PATH names a directory, whose hooks the audit runs; name the one that holds it, "."`},
+		{[]string{"audit", "--dir", "../..", "examples/plugins/bash-guard/hooks/hooks.json"}, 2, `audit: path "examples/plugins/bash-guard/hooks/hooks.json" is not a directory: a PATH names a directory, whose hooks the audit runs; name the one that holds it, "examples/plugins/bash-guard/hooks"`},
 		// An empty value, or one with a newline, is quoted: the message
 		// stays on its line.
 		{[]string{"test", "--dir", ""}, 2, `--dir "" does not exist (an empty path: leave --dir out, or give --dir ".", for the current directory)`},
 		{[]string{"test", "--dir", "a\nb"}, 2, `--dir "a\nb" does not exist`},
 		{[]string{"test", "--config", "a\nb.yml"}, 2, `there is no policy file at "`},
-		{[]string{"audit", "--dir", ".", "no\npath"}, 2, `audit path "no\npath" does not exist`},
+		{[]string{"audit", "--dir", ".", "no\npath"}, 2, `audit: path "no\npath" does not exist`},
 	}
 	for _, tc := range tests {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {

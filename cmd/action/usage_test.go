@@ -98,7 +98,7 @@ func TestMessagesReadAsSentences(t *testing.T) {
 		labels []string
 	}{
 		{[]string{"test", "--shard", "3/2"}, runner.ErrBadShard, `--shard: shard "3/2": want i/n`, []string{"bad shard"}},
-		{[]string{"audit", "--dir", empty, "nonexistent"}, runner.ErrBadOption, `audit path "nonexistent" does not exist ("` + empty + `/nonexistent"; a PATH is relative to --dir "` + empty + `")` + "\n", []string{"bad option"}},
+		{[]string{"audit", "--dir", empty, "nonexistent"}, runner.ErrBadOption, `audit: path "nonexistent" does not exist ("` + empty + `/nonexistent"; a PATH is relative to --dir "` + empty + `")` + "\n", []string{"bad option"}},
 		{[]string{"run", "--egress", "allow", "--allow", "a..b", "--", "true"}, egress.ErrBadPolicy, `--allow "a..b": host name labels`, []string{"invalid egress policy"}},
 		{[]string{"test", "--dir", empty}, runner.ErrNoConfig, `there is no policy file at "` + empty + `/.vigiles.yml"; name another with --config, or write one (examples/README.md`,
 			[]string{"no policy file: stat", ": no policy file"}},
@@ -611,6 +611,61 @@ func TestSizeLimitsHelpSaysTheirLeast(t *testing.T) {
 		geteuid = old
 		if code != 2 || !strings.Contains(errs, "at least "+least) {
 			t.Errorf("--%s %d: exit %d, stderr %q; want 2 and the least, %s", tc.flag, tc.least-1, code, errs, least)
+		}
+	}
+}
+
+// TestEveryErrorNamesItsCommand: every error a command prints begins
+// "vigiles: <command>: ", whichever part of the command said it, with
+// the exit status the README gives for it (2 bad usage, 125 refused or
+// failed). An audit PATH said "vigiles: audit path ..." and vigiles
+// action "vigiles: vigiles action takes no arguments"; an audit PATH
+// that is not there, written as an absolute path or out of --dir with
+// "..", was said to be outside the work tree, where one written under
+// --dir was said not to exist.
+func TestEveryErrorNamesItsCommand(t *testing.T) {
+	empty := t.TempDir()
+	for _, tc := range []struct {
+		args []string
+		code int
+		want string // the whole of stderr
+	}{
+		{[]string{"audit", "--dir", empty, "/nonexistent-h84"}, 2, `vigiles: audit: path "/nonexistent-h84" does not exist; a PATH names a directory in the work tree "` + empty + `" (--dir "` + empty + `"), relative to it` + "\n"},
+		{[]string{"audit", "--dir", empty, "../nonexistent-h84"}, 2, `vigiles: audit: path "../nonexistent-h84" does not exist; a PATH names a directory in the work tree "` + empty + `" (--dir "` + empty + `"), relative to it` + "\n"},
+		{[]string{"audit", "--dir", empty, "nonexistent"}, 2, `vigiles: audit: path "nonexistent" does not exist ("` + empty + `/nonexistent"; a PATH is relative to --dir "` + empty + `")` + "\n"},
+		{[]string{"audit", "--dir", empty, "/"}, 2, `vigiles: audit: path "/" is outside the work tree "` + empty + `"; name directories under --dir "` + empty + `"` + "\n"},
+		{[]string{"audit", "--dir", empty, ".."}, 2, `vigiles: audit: path ".." is outside the work tree "` + empty + `"; name directories under --dir "` + empty + `"` + "\n"},
+		{[]string{"action", "foo"}, 2, `vigiles: action: unexpected argument "foo" (vigiles action takes none: its options are the action's inputs, set as INPUT_* variables; see vigiles action --help)` + "\n"},
+		{[]string{"action"}, 2, "vigiles: action: runs only as a GitHub Actions step (GITHUB_ACTIONS=true); elsewhere use vigiles test or vigiles audit, or set GITHUB_ACTIONS=true to try the step here (docs/github-action.md#run-it-locally)\n"},
+		{[]string{"run", "--egress", "bogus", "--", "true"}, 2, `vigiles: run: --egress "bogus": want deny, record or allow` + "\n"},
+		{[]string{"test", "--dir", empty, "foo"}, 2, `vigiles: test: unexpected argument "foo" (checks are listed in .vigiles.yml)` + "\n"},
+		{[]string{"merge", "/nonexistent-h84"}, 2, `vigiles: merge: report "/nonexistent-h84" does not exist; name the JSON reports vigiles test or audit wrote with --shard i/n --format json --output FILE` + "\n"},
+		{[]string{"doctor", "foo"}, 2, `vigiles: doctor: unexpected argument "foo" (doctor takes none: it probes this host; --json prints its report as JSON)` + "\n"},
+		{[]string{"version", "x"}, 2, `vigiles: version: unexpected argument "x" (version takes none: vigiles version)` + "\n"},
+		{[]string{"help", "x"}, 2, `vigiles: help: unknown command "x" (vigiles --help lists the commands)` + "\n"},
+	} {
+		code, _, stderr := runCLI(t, tc.args...)
+		if code != tc.code || stderr != tc.want {
+			t.Errorf("vigiles %q: exit %d, stderr\n%q\nwant %d,\n%q", tc.args, code, stderr, tc.code, tc.want)
+		}
+	}
+	// Messages the runner or a command's own work says are named too,
+	// once: commandNamed puts the name before each, and before none that
+	// has it.
+	for _, tc := range []struct {
+		err  error
+		want string
+	}{
+		{errors.New("no policy file"), "vigiles: test: no policy file\n"},
+		{errors.New("test: named already"), "vigiles: test: named already\n"},
+		{exitWith(2, problems{errors.New("one"), errors.New("test: two")}), "vigiles: test: one\nvigiles: test: two\n"},
+		{namedFor("test", errors.New("test interrupted (SIGINT)")), "vigiles: test: interrupted (SIGINT)\n"},
+	} {
+		var b bytes.Buffer
+		named := commandNamed("test", tc.err)
+		exitCode(named, &b, false)
+		if b.String() != tc.want || !errors.Is(named, tc.err) && !errors.As(tc.err, new(*exitError)) {
+			t.Errorf("%v: %q (errors.Is %v); want %q, the error kept", tc.err, b.String(), errors.Is(named, tc.err), tc.want)
 		}
 	}
 }
