@@ -1403,3 +1403,45 @@ func TestActionInputWrittenFromTheWorkspace(t *testing.T) {
 		}
 	}
 }
+
+// TestActionProgressNamesFilesAsAnnotationsDo: with working-directory,
+// the progress lines name where each run's hook is declared from the
+// repository's root, as the annotations place findings (GitHub needs
+// that of them); they named it from working-directory, so that a line
+// and an annotation of one hook named two paths.
+func TestActionProgressNamesFilesAsAnnotationsDo(t *testing.T) {
+	s := newStep(t, map[string]string{"command": "audit", "working-directory": "sub/dir", "check-run": "false"})
+	ws := s.env["GITHUB_WORKSPACE"]
+	moved := ws + ".moved"
+	if err := os.Rename(ws, moved); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(ws, "sub"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(moved, filepath.Join(ws, "sub", "dir")); err != nil {
+		t.Fatal(err)
+	}
+	s.run(t)
+	if s.exitCode > 1 {
+		t.Fatalf("exit code %d\n%s\n%s", s.exitCode, s.stdout.String(), s.stderr.String())
+	}
+	plain := strings.ReplaceAll(s.stderr.String(), annotate.Colon, ":")
+	at := regexp.MustCompile(`(?m)^vigiles: \[\d+/\d+\] .* at ([^ :]+):\d+:\d+: `).FindAllStringSubmatch(plain, -1)
+	if len(at) == 0 {
+		t.Fatalf("no progress line names a file:\n%s", plain)
+	}
+	for _, m := range at {
+		if !strings.HasPrefix(m[1], "sub/dir/") {
+			t.Errorf("a progress line names %s, not from the repository's root (sub/dir/...):\n%s", m[1], plain)
+		}
+		if _, err := os.Stat(filepath.Join(ws, m[1])); err != nil {
+			t.Errorf("a progress line names %s, which is no file of the repository: %v", m[1], err)
+		}
+	}
+	for _, c := range annotatetest.Commands(s.stdout.String()) {
+		if f := c.Props["file"]; f != "" && !strings.HasPrefix(f, "sub/dir/") {
+			t.Errorf("an annotation places a finding at %s, not from the repository's root", f)
+		}
+	}
+}

@@ -11,6 +11,7 @@ import (
 	"io/fs"
 	"maps"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -471,6 +472,12 @@ func newSession(o Options, command string) (*session, error) {
 	}
 	s.settings = &runSettings{dir: dir, mode: mode, egress: eg, timeout: d.Timeout, linger: d.Linger,
 		limits: d.Limits, outCap: d.OutputCap, rootSandbox: o.RootSandbox || d.RootSandbox, jobs: o.Jobs, exec: exec, progress: progress}
+	if o.Invoked.Action {
+		// The action's annotations and report place a finding by its
+		// path from the repository's root, working-directory and all;
+		// its progress lines name the runs' files the same way.
+		s.settings.progressDir = o.Invoked.Dir
+	}
 	return s, nil
 }
 
@@ -2728,8 +2735,8 @@ type runWatch struct {
 	cut     map[int]time.Duration // runs that ended once ctx was done
 }
 
-func newRunWatch(plan []*plannedRun, total int) *runWatch {
-	return &runWatch{plan: plan, total: total, names: runNames(plan), started: map[int]bool{}, running: map[int]time.Time{}, cut: map[int]time.Duration{}}
+func newRunWatch(plan []*plannedRun, total int, dir string) *runWatch {
+	return &runWatch{plan: plan, total: total, names: runNames(plan, dir), started: map[int]bool{}, running: map[int]time.Time{}, cut: map[int]time.Duration{}}
 }
 
 // runNames names each run of plan as the progress lines do, the line of
@@ -2739,8 +2746,10 @@ func newRunWatch(plan []*plannedRun, total int) *runWatch {
 // the check runs several hooks; an audit's by its plugin, event and tool
 // and where the hook is declared, which tells apart the handlers of a
 // plugin that all run for one event (their ids, which the heartbeat
-// named, are not in the lines of their ends).
-func runNames(plan []*plannedRun) []string {
+// named, are not in the lines of their ends). A file relative to the
+// work tree is shown joined to dir (runSettings.progressDir), "" for as
+// it is.
+func runNames(plan []*plannedRun, dir string) []string {
 	runs := map[string]int{} // check name → its runs
 	for _, p := range plan {
 		if p.Check != nil && p.Hook.Executable() {
@@ -2749,7 +2758,11 @@ func runNames(plan []*plannedRun) []string {
 	}
 	names := make([]string, len(plan))
 	for i, p := range plan {
-		at := " at " + progressPath(p.Hook.Location.File)
+		file := p.Hook.Location.File
+		if dir != "" && file != "" && !filepath.IsAbs(file) {
+			file = path.Join(filepath.ToSlash(dir), file)
+		}
+		at := " at " + progressPath(file)
 		if l := p.Hook.Location; l.Line > 0 {
 			at += fmt.Sprintf(":%d", l.Line)
 			if l.Column > 0 {

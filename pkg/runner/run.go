@@ -93,6 +93,11 @@ type runSettings struct {
 	jobs        int
 	exec        Executor
 	progress    io.Writer
+	// progressDir is the directory the progress lines show the runs'
+	// files from, relative to the work tree: the action's
+	// working-directory, as its annotations do (Invocation.Dir); "" for
+	// the work tree itself.
+	progressDir string
 }
 
 // executed is a planned run with its result.
@@ -487,7 +492,7 @@ func (s *runSettings) executeTracked(ctx context.Context, plan []*plannedRun) ([
 			total++
 		}
 	}
-	watch := newRunWatch(plan, total)
+	watch := newRunWatch(plan, total, s.progressDir)
 	// The cause of ctx's end (context.Cause: the signal that stopped the
 	// work, where the caller's context names one) once the runs are
 	// over, before finished is closed.
