@@ -136,7 +136,7 @@ func cmdRun(ctx context.Context, args []string, getenv func(string) string, stdi
 	}
 	m, err := sandbox.ParseMode(*mode)
 	if err != nil {
-		return exitWith(2, fmt.Errorf("run: --sandbox: %w", err))
+		return exitWith(2, fmt.Errorf("run: %w", asFlag("--sandbox", "sandbox mode", *mode, err)))
 	}
 	env, err := buildEnv(*envs, *envSecrets, getenv)
 	if err != nil {
@@ -152,6 +152,11 @@ func cmdRun(ctx context.Context, args []string, getenv func(string) string, stdi
 	}
 	switch *stdinFile {
 	case "":
+		if fs.Changed("stdin") {
+			// As --workdir "": a variable meant to name the event's
+			// file that came out empty must not run the hook on none.
+			return exitWith(2, errors.New(`run: --stdin "": an empty path: leave --stdin out for an empty stdin, or give --stdin - for vigiles' own`))
+		}
 	case "-":
 		spec.Stdin = stdin
 	default:

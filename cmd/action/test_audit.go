@@ -214,6 +214,17 @@ func formatFromOutput(fs *pflag.FlagSet, format *string, output string) {
 	}
 }
 
+// emptyOutput refuses -o "" of test, audit and merge (name), as --dir ""
+// is refused: a variable that was meant to name the report's file and
+// came out empty would send the report to stdout, where no one reads it
+// for the file. nil where -o was not given empty.
+func emptyOutput(fs *pflag.FlagSet, name, output string) error {
+	if fs.Changed("output") && output == "" {
+		return exitWith(2, fmt.Errorf(`%s: --output "": an empty path: leave -o out, or give -o -, for stdout`, name))
+	}
+	return nil
+}
+
 func (c *commonFlags) validate(name string) error {
 	// "-" is stdout, as vigiles run's --stdin - is stdin: not a file
 	// of that name in the current directory.
@@ -249,11 +260,11 @@ func (c *commonFlags) validate(name string) error {
 		return fmt.Errorf("%s: --format %q: want text, json or sarif", name, c.format)
 	}
 	if _, _, err := runner.ParseShard(c.shard); err != nil {
-		return fmt.Errorf("%s: --shard: %w", name, err)
+		return fmt.Errorf("%s: %w", name, asFlag("--shard", "shard", c.shard, err))
 	}
 	if c.sandbox != "" {
 		if _, err := sandbox.ParseMode(c.sandbox); err != nil {
-			return fmt.Errorf("%s: --sandbox: %w", name, err)
+			return fmt.Errorf("%s: %w", name, asFlag("--sandbox", "sandbox mode", c.sandbox, err))
 		}
 	}
 	// --sandbox off runs every hook in the open, as vigiles run's does:
@@ -403,6 +414,9 @@ func cmdTest(ctx context.Context, args []string, getenv func(string) string, std
 		}
 		return exitWith(2, fmt.Errorf("test: unexpected argument %q (checks are listed in .vigiles.yml)", fs.Arg(0)))
 	}
+	if err := emptyOutput(fs, "test", c.output); err != nil {
+		return err
+	}
 	formatFromOutput(fs, &c.format, c.output)
 	if err := c.validate("test"); err != nil {
 		return exitWith(2, err)
@@ -422,6 +436,9 @@ func cmdAudit(ctx context.Context, args []string, getenv func(string) string, st
 	baseline := fs.String("baseline", defaultBaseline, "the accepted audit to compare with, relative to --dir (\"\" compares with nothing)")
 	updateBaseline := fs.Bool("update-baseline", false, "write the baseline from this audit (whole audits only: no --shard, no PATH)")
 	if done, err := parseFlags(fs, auditHelp, args, stdout, stderr); done {
+		return err
+	}
+	if err := emptyOutput(fs, "audit", c.output); err != nil {
 		return err
 	}
 	formatFromOutput(fs, &c.format, c.output)
@@ -476,6 +493,9 @@ func cmdMerge(ctx context.Context, args []string, getenv func(string) string, st
 	format := fs.String("format", "json", "text, json (vigiles.report/v1) or sarif (code scanning; the findings its limits leave out are counted on stderr); not given, sarif where -o FILE ends in .sarif")
 	output := fs.StringP("output", "o", "", "write the merged report to FILE instead of stdout (\"-\": stdout)"+mergeOutputHelp)
 	if done, err := parseFlags(fs, mergeHelp, args, stdout, stderr); done {
+		return err
+	}
+	if err := emptyOutput(fs, "merge", *output); err != nil {
 		return err
 	}
 	formatFromOutput(fs, format, *output)

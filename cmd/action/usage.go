@@ -295,6 +295,17 @@ var policyKeys = map[string]string{
 	"stdin":            "the event's JSON, which the policy file's payloads and a check's input and payload make,",
 }
 
+// asFlag says err, the refusal of a flag's value that names the value
+// its own way (word "shard": shard "3/2": want ...), as the CLI names a
+// flag's value: --shard "3/2": want ..., the flag and the value once.
+// An error of another text is put after the flag's name.
+func asFlag(flag, word, value string, err error) error {
+	if rest, ok := strings.CutPrefix(err.Error(), fmt.Sprintf("%s %q: ", word, value)); ok {
+		return hinted{msg: fmt.Sprintf("%s %q: %s", flag, value, rest), err: err}
+	}
+	return fmt.Errorf("%s: %w", flag, err)
+}
+
 // rangeNote is the annotation (setRange) that says which values a number
 // or duration flag takes.
 const rangeNote = "vigiles-range"

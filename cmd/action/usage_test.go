@@ -97,7 +97,7 @@ func TestMessagesReadAsSentences(t *testing.T) {
 		want   string
 		labels []string
 	}{
-		{[]string{"test", "--shard", "3/2"}, runner.ErrBadShard, `--shard: shard "3/2": want i/n`, []string{"bad shard"}},
+		{[]string{"test", "--shard", "3/2"}, runner.ErrBadShard, `--shard "3/2": want i/n`, []string{"bad shard"}},
 		{[]string{"audit", "--dir", empty, "nonexistent"}, runner.ErrBadOption, `audit: path "nonexistent" does not exist ("` + empty + `/nonexistent"; a PATH is relative to --dir "` + empty + `")` + "\n", []string{"bad option"}},
 		{[]string{"run", "--egress", "allow", "--allow", "a..b", "--", "true"}, egress.ErrBadPolicy, `--allow "a..b": host name labels`, []string{"invalid egress policy"}},
 		{[]string{"test", "--dir", empty}, runner.ErrNoConfig, `there is no policy file at "` + empty + `/.vigiles.yml"; name another with --config, or write one (examples/README.md`,
@@ -643,6 +643,17 @@ func TestEveryErrorNamesItsCommand(t *testing.T) {
 		{[]string{"doctor", "foo"}, 2, `vigiles: doctor: unexpected argument "foo" (doctor takes none: it probes this host; --json prints its report as JSON)` + "\n"},
 		{[]string{"version", "x"}, 2, `vigiles: version: unexpected argument "x" (version takes none: vigiles version)` + "\n"},
 		{[]string{"help", "x"}, 2, `vigiles: help: unknown command "x" (vigiles --help lists the commands)` + "\n"},
+		// A value named once, after its flag, as every other flag's is:
+		// it said --shard: shard "3/2": and --sandbox: sandbox mode "x":.
+		{[]string{"audit", "--dir", empty, "--shard", "0/0"}, 2, `vigiles: audit: --shard "0/0": want i/n with 1 ≤ i ≤ n ≤ 10000` + "\n"},
+		{[]string{"test", "--dir", empty, "--sandbox", "bogus"}, 2, `vigiles: test: --sandbox "bogus": want auto, strict or off` + "\n"},
+		{[]string{"run", "--sandbox", "bogus", "--", "true"}, 2, `vigiles: run: --sandbox "bogus": want auto, strict or off` + "\n"},
+		// An empty path, refused as --dir "" is: the report went to
+		// stdout, and the command ran with an empty stdin, in silence.
+		{[]string{"audit", "--dir", empty, "-o", ""}, 2, `vigiles: audit: --output "": an empty path: leave -o out, or give -o -, for stdout` + "\n"},
+		{[]string{"test", "--dir", empty, "--output="}, 2, `vigiles: test: --output "": an empty path: leave -o out, or give -o -, for stdout` + "\n"},
+		{[]string{"merge", "-o", "", "x.json"}, 2, `vigiles: merge: --output "": an empty path: leave -o out, or give -o -, for stdout` + "\n"},
+		{[]string{"run", "--stdin", "", "--", "true"}, 2, `vigiles: run: --stdin "": an empty path: leave --stdin out for an empty stdin, or give --stdin - for vigiles' own` + "\n"},
 	} {
 		code, _, stderr := runCLI(t, tc.args...)
 		if code != tc.code || stderr != tc.want {
