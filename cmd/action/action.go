@@ -206,7 +206,7 @@ func parseBool(name, v string, def bool) (bool, error) {
 	case "no", "n", "off", "0":
 		fix = ": set " + name + ": false"
 	}
-	return false, badInputf("input %s: %q is not true or false%s", name, v, fix)
+	return false, badInputf("input %s: %q: want true or false%s", name, v, fix)
 }
 
 // valueFix is the fix for the input name whose value v is one of valid
@@ -304,7 +304,7 @@ func readInputs(getenv func(string) string) (actionInputs, error) {
 	if s := input(getenv, "sandbox"); s != "" {
 		m, err := sandbox.ParseMode(s)
 		if err != nil {
-			bad("input sandbox: %v%s", err, valueFix("sandbox", s, string(sandbox.ModeAuto), string(sandbox.ModeStrict), string(sandbox.ModeOff)))
+			bad("input sandbox: %v%s", asInput("sandbox mode", s, err), valueFix("sandbox", s, string(sandbox.ModeAuto), string(sandbox.ModeStrict), string(sandbox.ModeOff)))
 		}
 		in.Sandbox = m
 	}
@@ -314,7 +314,7 @@ func readInputs(getenv func(string) string) (actionInputs, error) {
 	switch mode {
 	case "", evidence.EgressDeny, evidence.EgressRecord, evidence.EgressAllow:
 	default:
-		bad("input egress: %q is not deny, record or allow%s", mode, valueFix("egress", mode, evidence.EgressDeny, evidence.EgressRecord, evidence.EgressAllow))
+		bad("input egress: %q: want deny, record or allow%s", mode, valueFix("egress", mode, evidence.EgressDeny, evidence.EgressRecord, evidence.EgressAllow))
 		egressOK = false
 	}
 	if len(allow) > 0 && egressOK {
@@ -423,7 +423,7 @@ func readInputs(getenv func(string) string) (actionInputs, error) {
 	}
 	if in.Shard = input(getenv, "shard"); in.Shard != "" {
 		if _, _, err := runner.ParseShard(in.Shard); err != nil {
-			bad("input shard: %v", err)
+			bad("input shard: %v", asInput("shard", in.Shard, err))
 		} else if in.Command == "merge" {
 			bad("input shard: merge joins the reports of every shard; set shard on the test or audit jobs of the matrix, not on merge")
 		}
@@ -799,6 +799,10 @@ func runActionWith(ctx context.Context, args []string, getenv func(string) strin
 		if pe.Missing && strings.ContainsAny(pe.Path, "*?[") {
 			// The policy file's plugins take globs; paths does not.
 			return fail(stdout, 2, badInputf("input paths: %s is a glob, and paths takes directories as they are written, expanding no glob: name the directories it was to match, or the one above them, %s", pe.Path, aboveGlob(pe.Path)))
+		}
+		if pe.Outside && !pathThere(pe.Path, dir) {
+			// Not there, whatever it is outside of, as the CLI says it.
+			return fail(stdout, 2, badInputf("input paths: %s does not exist; paths names directories in working-directory, relative to it", pe.Path))
 		}
 		return fail(stdout, 2, fmt.Errorf("input paths: %w", runErr))
 	}

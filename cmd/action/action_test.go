@@ -503,15 +503,15 @@ func TestActionInputValidation(t *testing.T) {
 		{"bool", map[string]string{"check-run": "maybe"}, "input check-run"},
 		// What a workflow writes for a boolean or a value in another case
 		// is told the value to write.
-		{"yes", map[string]string{"check-run": "yes"}, `input check-run: "yes" is not true or false: set check-run: true`},
-		{"off", map[string]string{"hook-logs": "Off"}, `input hook-logs: "Off" is not true or false: set hook-logs: false`},
+		{"yes", map[string]string{"check-run": "yes"}, `input check-run: "yes": want true or false: set check-run: true`},
+		{"off", map[string]string{"hook-logs": "Off"}, `input hook-logs: "Off": want true or false: set hook-logs: false`},
 		{"command case", map[string]string{"command": "Audit"}, `input command: "Audit" is not test, audit or merge: the values are lower case, so set command: audit`},
 		{"fail level case", map[string]string{"fail-level": "Error"}, `input fail-level: "Error": want none, notice, warning or error: the values are lower case, so set fail-level: error`},
 		{"sandbox case", map[string]string{"sandbox": "STRICT"}, `the values are lower case, so set sandbox: strict`},
 		{"fail level begun", map[string]string{"fail-level": "warn"}, `input fail-level: "warn": want none, notice, warning or error: set fail-level: warning`},
 		{"command misspelt", map[string]string{"command": "tset"}, `input command: "tset" is not test, audit or merge: set command: test`},
 		{"sandbox misspelt", map[string]string{"sandbox": "strcit"}, `: set sandbox: strict`},
-		{"egress case", map[string]string{"egress": "Deny"}, `input egress: "Deny" is not deny, record or allow: the values are lower case, so set egress: deny`},
+		{"egress case", map[string]string{"egress": "Deny"}, `input egress: "Deny": want deny, record or allow: the values are lower case, so set egress: deny`},
 		{"shard", map[string]string{"command": "audit", "shard": "3/2"}, "input shard"},
 		{"sandbox", map[string]string{"sandbox": "sometimes"}, "input sandbox"},
 		{"egress", map[string]string{"egress": "open"}, "input egress"},
@@ -857,6 +857,12 @@ func TestActionUsageMistakesExit2(t *testing.T) {
 		{map[string]string{"working-directory": ".vigiles.yml"}, "input working-directory: .vigiles.yml is not a directory in the workspace"},
 		{map[string]string{"command": "audit", "paths": "/etc"}, "input paths: audit path /etc is outside the work tree"},
 		{map[string]string{"command": "audit", "paths": "plugins,../.."}, "input paths: audit path ../.. is outside the work tree"},
+		// Not there: said so first, as the CLI says it of a PATH.
+		{map[string]string{"command": "audit", "paths": "/nonexistent-h84"}, "input paths: /nonexistent-h84 does not exist; paths names directories in working-directory, relative to it"},
+		{map[string]string{"command": "audit", "paths": "../../nonexistent-h84"}, "input paths: ../../nonexistent-h84 does not exist; paths names directories in working-directory, relative to it"},
+		// A value named once (it said shard "0/0": and sandbox mode "x":).
+		{map[string]string{"command": "audit", "shard": "0/0"}, `input shard: "0/0": want i/n with 1 ≤ i ≤ n ≤ 10000`},
+		{map[string]string{"command": "audit", "sandbox": "bogus"}, `input sandbox: "bogus": want auto, strict or off`},
 		{map[string]string{"command": "audit", "paths": "plugins/guard/hooks/hooks.json"}, "input paths: plugins/guard/hooks/hooks.json is not a directory: paths names directories, whose hooks the audit runs; name the one that holds it, plugins/guard/hooks"},
 		// Said before any hook runs (it was said, exit 125, after all).
 		{map[string]string{"sarif": "plugins"}, "input sarif: plugins is a directory"},

@@ -227,7 +227,7 @@ func TestHookLogsInput(t *testing.T) {
 		}
 	}
 	if _, err := readInputs(func(k string) string { return map[string]string{"INPUT_HOOK_LOGS": "yes"}[k] }); err == nil ||
-		err.Error() != `input hook-logs: "yes" is not true or false: set hook-logs: true` {
+		err.Error() != `input hook-logs: "yes": want true or false: set hook-logs: true` {
 		t.Errorf("hook-logs yes: %v", err)
 	}
 }

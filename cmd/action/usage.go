@@ -306,6 +306,16 @@ func asFlag(flag, word, value string, err error) error {
 	return fmt.Errorf("%s: %w", flag, err)
 }
 
+// asInput is asFlag for an action's input: the value quoted, then what
+// is wanted ("0/0": want i/n ...), where the error named it its own way
+// (shard "0/0": want ...).
+func asInput(word, value string, err error) error {
+	if rest, ok := strings.CutPrefix(err.Error(), fmt.Sprintf("%s %q: ", word, value)); ok {
+		return hinted{msg: fmt.Sprintf("%q: %s", value, rest), err: err}
+	}
+	return err
+}
+
 // rangeNote is the annotation (setRange) that says which values a number
 // or duration flag takes.
 const rangeNote = "vigiles-range"

@@ -152,9 +152,9 @@ func TestActionReportsEachBadInputOnce(t *testing.T) {
 	}
 	want := []string{
 		`input command: "scan" is not test, audit or merge`,
-		`input egress: "open" is not deny, record or allow`,
+		`input egress: "open": want deny, record or allow`,
 		`input allow: "evil example" is not a host name (HOST, *.SUFFIX, HOST:PORT)`,
-		`input check-run: "yes" is not true or false: set check-run: true`,
+		`input check-run: "yes": want true or false: set check-run: true`,
 	}
 	if d := cmp.Diff(want, msgs); d != "" {
 		t.Errorf("annotations (-want +got):\n%s", d)
