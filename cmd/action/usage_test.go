@@ -653,6 +653,9 @@ func TestEveryErrorNamesItsCommand(t *testing.T) {
 		{[]string{"audit", "--dir", empty, "-o", ""}, 2, `vigiles: audit: --output "": an empty path: leave -o out, or give -o -, for stdout` + "\n"},
 		{[]string{"test", "--dir", empty, "--output="}, 2, `vigiles: test: --output "": an empty path: leave -o out, or give -o -, for stdout` + "\n"},
 		{[]string{"merge", "-o", "", "x.json"}, 2, `vigiles: merge: --output "": an empty path: leave -o out, or give -o -, for stdout` + "\n"},
+		// What an empty host is to be instead (it said "empty host name").
+		{[]string{"run", "--egress", "allow", "--allow", "", "--", "true"}, 2, `vigiles: run: --allow "": an empty host name: want HOST, HOST:PORT or *.SUFFIX` + "\n"},
+		{[]string{"audit", "--dir", empty, "--allow", ""}, 2, `vigiles: audit: --allow "": an empty host name: want HOST, HOST:PORT or *.SUFFIX` + "\n"},
 		{[]string{"run", "--stdin", "", "--", "true"}, 2, `vigiles: run: --stdin "": an empty path: leave --stdin out for an empty stdin, or give --stdin - for vigiles' own` + "\n"},
 	} {
 		code, _, stderr := runCLI(t, tc.args...)

@@ -190,7 +190,7 @@ func isAddr(s string) bool {
 // labels), at most maxHostName characters, labels of 1-63.
 func checkHostName(h string) error {
 	if h == "" {
-		return errors.New("empty host name")
+		return errors.New("an empty host name: want HOST, HOST:PORT or *.SUFFIX")
 	}
 	if len(h) > maxHostName {
 		return fmt.Errorf("host name longer than %d characters", maxHostName)
