@@ -938,7 +938,7 @@ func TestActionMergeReportsAreInputs(t *testing.T) {
 		{string(b) + "}", "has more after its JSON document"},
 		{"", `"reports/*.json" matches no file in the workspace: download the shards' reports into it first`},
 		{"nested", `"reports/*.json" matches no file, and reports/*/*.json matches 1: actions/download-artifact puts each artifact in a directory of its own; set reports: reports/*/*.json`},
-		{"/", "reports/a.json is a directory, not a report file: name the report files in it ("},
+		{"/", `reports/a.json" is a directory, not a report file: name the report files in it (`},
 	} {
 		t.Run(tc.want, func(t *testing.T) {
 			s := newStep(t, map[string]string{"command": "merge", "reports": "reports/*.json", "check-run": "false"})

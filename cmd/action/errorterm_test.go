@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -26,7 +27,8 @@ const hostileName = "r\x1b]52;c;cHduZWQ=\x07\x1b]0;owned\x07\r\x1b[2Kok\b\u202e\
 // TestErrorsQuotingHostileNamesAreInert: an error that quotes a name the
 // repository chose (merge given a report directory so named, as a glob
 // of downloaded artifacts would give it) reaches a real terminal with no
-// control character of the name's, each shown as clean shows it, and the
+// control character of the name's, each shown escaped (the name quoted in
+// Go syntax, as the errors quote a name), and the
 // error's own words and ':' as written; in a step log the name can start
 // no workflow command, and no control reaches the log either.
 func TestErrorsQuotingHostileNamesAreInert(t *testing.T) {
@@ -56,7 +58,7 @@ func TestErrorsQuotingHostileNamesAreInert(t *testing.T) {
 	<-done
 	term := got.String()
 	shown(term)
-	for _, want := range []string{`r\u001b]52;c;cHduZWQ=\u0007\u001b]0;owned\u0007\u000d\u001b[2Kok\u0008\u202e\x9b2J.json`, "vigiles: merge: report ", "is a directory, not a report file: name the report files in it"} {
+	for _, want := range []string{`r\x1b]52;c;cHduZWQ=\a\x1b]0;owned\a\r\x1b[2Kok\b\u202e\x9b2J.json"`, "vigiles: merge: report \"", "is a directory, not a report file: name the report files in it"} {
 		if !strings.Contains(term, want) {
 			t.Errorf("the terminal shows no %q:\n%s", want, term)
 		}
@@ -147,11 +149,15 @@ func TestJSONReportOnATerminalSendsNoControl(t *testing.T) {
 }
 
 // TestErrorLinesAfterTheFirstAreIndented: a line feed in a name an error
-// quotes (a report directory so named) starts a line that reads as the
-// error's continuation, indented, on a terminal and in a step log alike,
-// never one that reads as a line of vigiles' own.
+// quotes starts a line that reads as the error's continuation, indented,
+// on a terminal and in a step log alike, never one that reads as a line
+// of vigiles' own. merge quotes a report directory so named in Go syntax,
+// which keeps the error on one line; an error that quotes a name bare
+// (an error of the system's, which names the path as it is) is printed
+// indented.
 func TestErrorLinesAfterTheFirstAreIndented(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "r\nvigiles: merged 3 reports, all passed\n")
+	name := "r\nvigiles: merged 3 reports, all passed\n"
+	dir := filepath.Join(t.TempDir(), name)
 	if err := os.Mkdir(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -159,9 +165,17 @@ func TestErrorLinesAfterTheFirstAreIndented(t *testing.T) {
 	if err == nil {
 		t.Fatal("merge of a directory succeeded")
 	}
+	for _, stepLog := range []bool{false, true} {
+		var out bytes.Buffer
+		exitCode(err, &out, stepLog)
+		if strings.Count(out.String(), "\n") != 1 {
+			t.Errorf("the error of merge (step log %v) is not one line:\n%s", stepLog, out.String())
+		}
+	}
+	bare := exitWith(125, commandNamed("merge", fmt.Errorf("reading report: open %s: input/output error", dir)))
 	var term, step bytes.Buffer
-	exitCode(err, &term, false)
-	exitCode(err, &step, true)
+	exitCode(bare, &term, false)
+	exitCode(bare, &step, true)
 	for name, out := range map[string]string{"on a terminal": term.String(), "in a step log": step.String()} {
 		lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
 		if len(lines) < 2 {

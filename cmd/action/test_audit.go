@@ -774,9 +774,9 @@ func readReportFile(path string, lean bool) (*report.Report, error) {
 	} else if fi.IsDir() {
 		// reports/ where the shards' artifacts were downloaded: each
 		// in a directory of its own.
-		return nil, fmt.Errorf("report %s is a directory, not a report file: name the report files in it (%s)", path, filepath.Join(path, "*.json"))
+		return nil, fmt.Errorf("report %q is a directory, not a report file: name the report files in it (%q)", path, filepath.Join(path, "*.json"))
 	} else if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("report %s is not a regular file", path)
+		return nil, fmt.Errorf("report %q is not a regular file", path)
 	}
 	// Read into a buffer of the file's size, not one grown by doubling.
 	var buf bytes.Buffer

@@ -100,7 +100,7 @@ func TestTestAuditUsage(t *testing.T) {
 		{[]string{"test", "--egress", "allow"}, 2, "egress mode allow needs at least one host (or address range) to allow; name it with --allow HOST[:PORT]\n"},
 		{[]string{"audit", "--egress", "allow"}, 2, "egress mode allow needs at least one host (or address range) to allow; name it with --allow HOST[:PORT]\n"},
 		{[]string{"merge", "/nonexistent/report.json"}, 2, `merge: report "/nonexistent/report.json" does not exist; name the JSON reports`},
-		{[]string{"merge", "testdata"}, 2, "merge: report testdata is a directory, not a report file: name the report files in it (testdata/*.json)"},
+		{[]string{"merge", "testdata"}, 2, `merge: report "testdata" is a directory, not a report file: name the report files in it ("testdata/*.json")`},
 		{[]string{"test", "--dir", "/nonexistent/dir/for/vigiles"}, 2, `--dir "/nonexistent/dir/for/vigiles" does not exist`},
 		{[]string{"audit", "--dir", "/nonexistent/dir/for/vigiles"}, 2, `--dir "/nonexistent/dir/for/vigiles" does not exist`},
 		{[]string{"test", "--dir", "/etc/passwd"}, 2, `--dir "/etc/passwd" is not a directory`},
