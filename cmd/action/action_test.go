@@ -615,10 +615,11 @@ func TestActionInputValidation(t *testing.T) {
 	})
 }
 
-// With working-directory, the engine runs on a subdirectory and every
-// location is still relative to the repository root.
-func TestActionWorkingDirectory(t *testing.T) {
-	s := newStep(t, map[string]string{"command": "test", "working-directory": "sub/dir", "check-run": "false", "sarif": "out/v.sarif"})
+// moveUnderSubDir moves the step's example tree to sub/dir of its
+// workspace, where a working-directory of sub/dir finds it, and returns
+// the workspace.
+func moveUnderSubDir(t *testing.T, s *simulatedStep) string {
+	t.Helper()
 	ws := s.env["GITHUB_WORKSPACE"]
 	moved := ws + ".moved"
 	if err := os.Rename(ws, moved); err != nil {
@@ -630,6 +631,14 @@ func TestActionWorkingDirectory(t *testing.T) {
 	if err := os.Rename(moved, filepath.Join(ws, "sub", "dir")); err != nil {
 		t.Fatal(err)
 	}
+	return ws
+}
+
+// With working-directory, the engine runs on a subdirectory and every
+// location is still relative to the repository root.
+func TestActionWorkingDirectory(t *testing.T) {
+	s := newStep(t, map[string]string{"command": "test", "working-directory": "sub/dir", "check-run": "false", "sarif": "out/v.sarif"})
+	ws := moveUnderSubDir(t, s)
 	s.run(t)
 	if s.exitCode != 1 {
 		t.Fatalf("exit code %d\n%s\n%s", s.exitCode, s.stdout.String(), s.stderr.String())
@@ -1417,17 +1426,7 @@ func TestActionInputWrittenFromTheWorkspace(t *testing.T) {
 // and an annotation of one hook named two paths.
 func TestActionProgressNamesFilesAsAnnotationsDo(t *testing.T) {
 	s := newStep(t, map[string]string{"command": "audit", "working-directory": "sub/dir", "check-run": "false"})
-	ws := s.env["GITHUB_WORKSPACE"]
-	moved := ws + ".moved"
-	if err := os.Rename(ws, moved); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.MkdirAll(filepath.Join(ws, "sub"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Rename(moved, filepath.Join(ws, "sub", "dir")); err != nil {
-		t.Fatal(err)
-	}
+	ws := moveUnderSubDir(t, s)
 	s.run(t)
 	if s.exitCode > 1 {
 		t.Fatalf("exit code %d\n%s\n%s", s.exitCode, s.stdout.String(), s.stderr.String())
