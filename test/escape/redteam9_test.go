@@ -1,0 +1,190 @@
+package escape
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"golang.org/x/sys/unix"
+)
+
+// kallsymsHidden says whether the host shows kernel addresses in
+// /proc/kallsyms to a process without CAP_SYSLOG: it does only where
+// kptr_restrict is 0 and perf_event_paranoid at most 1.
+func kallsymsHidden(t *testing.T) bool {
+	t.Helper()
+	read := func(p string) int {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n, err := strconv.Atoi(strings.TrimSpace(string(b)))
+		if err != nil {
+			t.Fatalf("%s: %v", p, err)
+		}
+		return n
+	}
+	return read("/proc/sys/kernel/kptr_restrict") > 0 || read("/proc/sys/kernel/perf_event_paranoid") > 1
+}
+
+// TestHostClockNamesAndKernelAreOutOfReach: what the ninth round tried
+// past the seccomp list's names (scripts/redteam9.py), for every caller
+// and for a --root-sandbox run, whose uid 0 is the host's root: setting
+// the host's clock (clock_settime, settimeofday, adjtimex, clock_adjtime)
+// and its host and domain names; reading the kernel's log (syslog,
+// /dev/kmsg, /proc/kmsg), its memory (/proc/kcore, /dev/mem) and, where
+// the host hides them from users, its addresses (/proc/kallsyms);
+// rewriting which executable /proc names for the command
+// (PR_SET_MM_EXE_FILE, PR_SET_MM_MAP's exe_fd, whose map alone is the
+// command's to set) or where its command line is read from; chroot; a
+// file capability, security.* and trusted.* xattrs in the tree, HOME,
+// TMPDIR and /dev/shm; fanotify's permission events and mount and file
+// system marks; io_uring_enter and io_uring_register; every file of the
+// reaper's /proc (its own and its threads') for writing; and every sysfs
+// file with a write bit under /sys/power, /sys/kernel, /sys/module,
+// /sys/block, /sys/class/net and /sys/firmware. Each fails, the host's
+// hostname is what it was, and the run ends as the script did.
+func TestHostClockNamesAndKernelAreOutOfReach(t *testing.T) {
+	requireBwrap(t)
+	var env []string
+	want := 38
+	if kallsymsHidden(t) {
+		env = []string{"--env", "KALLSYMS=hidden"}
+		want++
+	} else {
+		t.Log("this host shows kernel addresses to every user (kptr_restrict 0, perf_event_paranoid at most 1): /proc/kallsyms not checked")
+	}
+	host, err := os.Hostname()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range runners(t) {
+		for _, rootSandbox := range []bool{false, true} {
+			if rootSandbox && (r.cred != nil || r.owner != nil || os.Geteuid() != 0) {
+				continue // --root-sandbox is a root caller's, on a root-owned tree
+			}
+			name := r.name
+			if rootSandbox {
+				name += "/root-sandbox"
+			}
+			t.Run(name, func(t *testing.T) {
+				dir := workTree(t)
+				args := append(append([]string{}, env...), "--", "python3", "redteam9.py")
+				if rootSandbox {
+					args = append([]string{"--root-sandbox"}, args...)
+				}
+				res := vigiles(t, r, dir, nil, args...)
+				checkAttempts(t, res, want)
+				if !strings.Contains(res.Stdout, fmt.Sprintf("\nran %d\n", want)) || res.ExitCode != 0 || res.Error != "" {
+					t.Errorf("the run did not end as the script did: exit %d, error %q\nstdout: %s\nstderr: %s", res.ExitCode, res.Error, res.Stdout, res.Stderr)
+				}
+				if now, _ := os.Hostname(); now != host {
+					t.Errorf("the host's hostname is %q, was %q", now, host)
+				}
+			})
+		}
+	}
+}
+
+// specialFilesSh leaves what a walk of the record must not open or read
+// whole: FIFOs in the tree, HOME, TMPDIR and /dev/shm (one of them held
+// open by a process left behind, a FIFO with no writer blocks a reader's
+// open), a file of the tree replaced by a FIFO and another by a bound
+// socket, the host's FIFO in the tree given a new mode (copied up), and
+// sparse files of a TiB in the tree, in HOME and over a file of the
+// tree, with one of 4 TiB past the run's file-size limit. It prints each
+// step's status and the 1 TiB file's size and blocks.
+const specialFilesSh = `mkfifo fifo ~/fifo "$TMPDIR/fifo" /dev/shm/fifo
+(exec 3<>fifo; exec sleep 1000) &
+while ! grep -q sleep /proc/$!/cmdline 2>/dev/null; do :; done
+rm swapped-fifo && mkfifo swapped-fifo
+rm swapped-sock && python3 -c 'import socket; socket.socket(socket.AF_UNIX).bind("swapped-sock")'
+chmod 600 host.fifo; echo "chmod: $?"
+truncate -s 1T big ~/big data; echo "truncate 1T: $?"
+(truncate -s 4T over); echo "truncate 4T: $?"
+echo "big: $(stat -c %s:%b big)"
+`
+
+// TestSpecialAndSparseFilesAreRecorded: the record is read by walking
+// what the command left, once it is over, and compared with the tree by
+// content where a file's kind and size match: a walk that opened a FIFO
+// would wait for a writer without end, one that read a sparse file whole
+// would read a TiB of zeros. For every caller and both ways of recording
+// writes, the run ends with the command (exit 0, the 4 TiB file named as
+// the file-size limit), each special and sparse file is in the record
+// once (the replaced and the copied-up ones as modified), the process
+// left holding the FIFO is listed, the 1 TiB file takes no block of the
+// scratch, and the host's tree is as it was.
+func TestSpecialAndSparseFilesAreRecorded(t *testing.T) {
+	requireBwrap(t)
+	for _, r := range runners(t) {
+		for _, method := range []string{"overlay", "copy"} {
+			t.Run(r.name+"/"+method, func(t *testing.T) {
+				dir := workTree(t)
+				for name, body := range map[string]string{"special.sh": specialFilesSh, "data": "data\n", "swapped-fifo": "f\n", "swapped-sock": "s\n"} {
+					if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
+						t.Fatal(err)
+					}
+				}
+				fifo := filepath.Join(dir, "host.fifo")
+				if err := unix.Mkfifo(fifo, 0o644); err != nil {
+					t.Fatal(err)
+				}
+				before := map[string]string{}
+				for _, name := range []string{"data", "swapped-fifo", "swapped-sock"} {
+					before[name] = fileHash(t, filepath.Join(dir, name))
+				}
+				res := vigiles(t, r, dir, nil, "--writes", method, "--limit-file-size", "2TiB", "--", "bash", "special.sh")
+				for _, line := range []string{"chmod: 0", "truncate 1T: 0", "big: 1099511627776:0"} {
+					if !strings.Contains(res.Stdout, line+"\n") {
+						t.Errorf("stdout lacks %q\nstdout: %s\nstderr: %s", line, res.Stdout, res.Stderr)
+					}
+				}
+				if strings.Contains(res.Stdout, "truncate 4T: 0\n") {
+					t.Errorf("a 4 TiB file was made past the 2 TiB limit\nstdout: %s", res.Stdout)
+				}
+				if res.ExitCode != 0 || res.TimedOut || res.Error != "" || res.LimitHit != "file-size" {
+					t.Errorf("exit %d, timed out %v, error %q, limit hit %q; want 0, false, none, file-size\nstderr: %s", res.ExitCode, res.TimedOut, res.Error, res.LimitHit, res.Stderr)
+				}
+				want := map[string]string{"fifo": "create", "~/fifo": "create", "$TMPDIR/fifo": "create", "/dev/shm/fifo": "create",
+					"swapped-fifo": "modify", "swapped-sock": "modify", "host.fifo": "modify",
+					"big": "create", "~/big": "create", "data": "modify", "over": "create"}
+				seen := map[string]int{}
+				for _, w := range res.Writes {
+					seen[w.Path]++
+					if op, ok := want[w.Path]; ok && w.Op != op {
+						t.Errorf("%s recorded as %s, want %s", w.Path, w.Op, op)
+					}
+				}
+				for p := range want {
+					if seen[p] != 1 {
+						t.Errorf("%s is in the record %d times, want once\nrecord: %s", p, seen[p], res.raw)
+					}
+				}
+				found := false
+				for _, l := range res.Lingered {
+					found = found || strings.Contains(l, "sleep 1000")
+				}
+				if !found {
+					t.Errorf("the process left holding the FIFO is not listed: %q", res.Lingered)
+				}
+				for name, h := range before {
+					if fileHash(t, filepath.Join(dir, name)) != h {
+						t.Errorf("%s changed on the host", name)
+					}
+				}
+				for _, name := range []string{"fifo", "big", "over"} {
+					if _, err := os.Lstat(filepath.Join(dir, name)); err == nil {
+						t.Errorf("%s appeared in the host's tree", name)
+					}
+				}
+				if st, err := os.Lstat(fifo); err != nil || st.Mode()&os.ModeNamedPipe == 0 || st.Mode().Perm() != 0o644 {
+					t.Errorf("the host's FIFO in the tree changed: %v, %v", st.Mode(), err)
+				}
+			})
+		}
+	}
+}
