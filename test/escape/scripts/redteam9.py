@@ -1,10 +1,11 @@
 # The ninth round: the host's clock and names, the kernel's log and
 # memory, file capabilities and security xattrs, fanotify past inode
-# marks, io_uring past its set-up, the reaper's /proc files, and sysfs
-# knobs a uid 0 that is the host's root could write (a --root-sandbox
-# run). Each attempt prints "ok: WHAT" when it was stopped and
+# marks, io_uring past its set-up, netlink's audit, process-event and
+# uevent channels, the reaper's /proc files, and the knobs a uid 0 that
+# is the host's root could write (a --root-sandbox run): binfmt_misc and
+# sysfs. Each attempt prints "ok: WHAT" when it was stopped and
 # "ESCAPE: WHAT" when it worked; the last line says how many ran.
-import ctypes, errno, os, sys
+import ctypes, errno, os, socket, struct, sys
 libc = ctypes.CDLL(None, use_errno=True)
 ran = 0
 
@@ -151,6 +152,49 @@ def io_uring():
         ctypes.set_errno(0)
         refused(name, libc.syscall(ctypes.c_long(nr), ctypes.c_long(0), ctypes.c_long(0), ctypes.c_long(0), ctypes.c_long(0), ctypes.c_long(0), ctypes.c_long(0)))
 
+def netlink():
+    # The host's audit log (a forged AUDIT_USER record, a read of the
+    # log's multicast group), the proc connector's events of every
+    # process, and a uevent sent to udev, which runs rules as root.
+    s = socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, 9)  # NETLINK_AUDIT
+    s.settimeout(5)
+    msg = b"vigiles-escape forged audit record\0"
+    s.send(struct.pack("=IHHII", 16 + len(msg), 1005, 1 | 4, 1, 0) + msg)  # AUDIT_USER, NLM_F_REQUEST|NLM_F_ACK
+    try:
+        b = s.recv(65536)
+        typ = struct.unpack_from("=H", b, 4)[0]
+        err = -struct.unpack_from("=i", b, 16)[0] if typ == 2 else None  # NLMSG_ERROR
+        report(err in (errno.ECONNREFUSED, errno.EPERM), f"an AUDIT_USER record for the host's audit log answered {errno.errorcode.get(err, err)}")
+    except OSError as e:
+        report(e.errno in (errno.ECONNREFUSED, errno.EPERM), f"an AUDIT_USER record for the host's audit log refused ({errno.errorcode.get(e.errno)})")
+    s.close()
+    for proto, group, what in ((9, 1, "the audit log's group (AUDIT_NLGRP_READLOG)"), (11, 1, "the proc connector's events (CN_IDX_PROC)")):
+        s = socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, proto)
+        try:
+            s.bind((0, 1 << (group - 1)))
+            report(False, f"joined {what}")
+        except OSError as e:
+            report(e.errno == errno.EPERM, f"joining {what} refused ({errno.errorcode.get(e.errno)})")
+        s.close()
+    s = socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, 15)  # NETLINK_KOBJECT_UEVENT
+    try:
+        s.sendto(b"add@/devices/vigiles\0ACTION=add\0DEVPATH=/devices/vigiles\0SUBSYSTEM=vigiles\0SEQNUM=1\0", (0, 1))
+        report(False, "sent a uevent to udev's group")
+    except OSError as e:
+        report(e.errno == errno.EPERM, f"a uevent to udev's group refused ({errno.errorcode.get(e.errno)})")
+    s.close()
+
+def binfmt():
+    # A binfmt_misc handler runs for every matching exec on the host, as
+    # root with the C flag.
+    for p in ("/proc/sys/fs/binfmt_misc/register", "/proc/sys/fs/binfmt_misc/status"):
+        try:
+            fd = os.open(p, os.O_WRONLY)
+            os.close(fd)
+            report(False, f"{p} opened for writing")
+        except OSError as e:
+            report(True, f"{p} not writable ({errno.errorcode.get(e.errno)})")
+
 def reaper_proc():
     # /proc/1 belongs to the sandbox's uid 0, as the command may (the
     # reaper is not dumpable): none of its files, nor its threads', opens
@@ -173,11 +217,12 @@ def reaper_proc():
     report(tried > 20, f"no file of the reaper's /proc opened for writing ({tried} tried)")
 
 def sysfs():
-    # sysfs files with a write bit (power state, module parameters, block
-    # queues, the uevent helper): a --root-sandbox run's uid 0 is the
-    # host's root, whom only their modes would not stop.
+    # sysfs files with a write bit (power state, CPUs' online, module
+    # parameters, block queues, the uevent helper, FUSE connections'
+    # abort, ext4's trigger_fs_error): a --root-sandbox run's uid 0 is
+    # the host's root, whom only their modes would not stop.
     tried = 0
-    roots = ["/sys/power", "/sys/kernel", "/sys/module", "/sys/block", "/sys/class/net", "/sys/firmware"]
+    roots = ["/sys/power", "/sys/kernel", "/sys/module", "/sys/block", "/sys/class/net", "/sys/firmware", "/sys/fs", "/sys/devices/system", "/sys/bus"]
     for root in roots:
         for d, subdirs, files in os.walk(root, followlinks=False):
             if d.count("/") > 6 or d.startswith(("/sys/kernel/debug", "/sys/kernel/tracing")):
@@ -207,6 +252,8 @@ chroot()
 xattrs()
 fanotify()
 io_uring()
+netlink()
+binfmt()
 reaper_proc()
 sysfs()
 print(f"ran {ran}")
