@@ -257,8 +257,12 @@ func runInit(cfg initConfig, done func()) (res initResult) {
 		return failResult(refuse("%w", err))
 	}
 	// And the kernel objects counted per user, which the command's host
-	// uid shares with the caller's programs (ucounts.go).
+	// uid shares with the caller's programs, the signals queued among
+	// them (ucounts.go).
 	if err := boundUserCounts(); err != nil {
+		return failResult(refuse("%w", err))
+	}
+	if err := boundSignalQueue(); err != nil {
 		return failResult(refuse("%w", err))
 	}
 	if cfg.SendNS {

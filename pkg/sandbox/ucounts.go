@@ -6,6 +6,8 @@ import (
 	"io/fs"
 	"os"
 	"strconv"
+
+	"golang.org/x/sys/unix"
 )
 
 // userCounts bound what the sandbox's processes may hold of the kernel
@@ -40,6 +42,36 @@ func boundUserCounts() error {
 		if err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return fmt.Errorf("bounding the sandbox's %s: %w", c.name, err)
 		}
+	}
+	return nil
+}
+
+// sigPendingMax bounds the signals queued to the sandbox's processes and
+// not yet taken (RLIMIT_SIGPENDING), for the init and all it starts. The
+// kernel counts them per user and user namespace like the objects above,
+// the sandbox's in its host uid's count too, and checks a process's
+// queue against that count, not against its own: a hook that blocked a
+// realtime signal and queued it to itself until the kernel refused
+// (96,366 times under a 24 GiB host's default) left every program of its
+// host uid unable to make a POSIX timer (timer_create) or queue a
+// realtime signal (sigqueue), EAGAIN, for the rest of the run. A new user
+// namespace has no count of its own for it, only the limit each process
+// carries; a hook seldom has more than a few signals pending, and the
+// caller's programs keep the rest of the host's default (a quarter of
+// its threads' limit).
+const sigPendingMax = 1024
+
+// boundSignalQueue lowers RLIMIT_SIGPENDING, soft and hard, to
+// sigPendingMax where the caller's is higher. Lowering a limit cannot be
+// refused.
+func boundSignalQueue() error {
+	var rl unix.Rlimit
+	if err := unix.Getrlimit(unix.RLIMIT_SIGPENDING, &rl); err != nil {
+		return fmt.Errorf("reading RLIMIT_SIGPENDING: %w", err)
+	}
+	rl.Cur, rl.Max = min(rl.Cur, sigPendingMax), min(rl.Max, sigPendingMax)
+	if err := unix.Setrlimit(unix.RLIMIT_SIGPENDING, &rl); err != nil {
+		return fmt.Errorf("setting RLIMIT_SIGPENDING to %d: %w", sigPendingMax, err)
 	}
 	return nil
 }

@@ -1,12 +1,18 @@
 package escape
 
 import (
+	"bytes"
+	"context"
 	"fmt"
+	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -189,5 +195,95 @@ func TestSpecialAndSparseFilesAreRecorded(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// sigHoldPy queues a blocked realtime signal to itself until the kernel
+// refuses, says how many it queued and which host uid the sandbox's uid 0
+// is, and holds them until its stdin ends.
+const sigHoldPy = `import ctypes, os, signal, sys
+l = ctypes.CDLL(None, use_errno=True)
+class sigval(ctypes.Union):
+    _fields_ = [("i", ctypes.c_int), ("p", ctypes.c_void_p)]
+signal.pthread_sigmask(signal.SIG_BLOCK, [signal.SIGRTMIN])
+held = 0
+while held < 200000 and l.sigqueue(os.getpid(), signal.SIGRTMIN, sigval(1)) == 0:
+    held += 1
+host = open("/proc/self/uid_map").read().split()[1]
+print("held", held, "host-uid", host, flush=True)
+sys.stdin.read()
+print("released", flush=True)
+`
+
+// TestSignalQueueOfTheHostUidIsLeft: the kernel counts the signals
+// queued and not yet taken per user, in the sandbox's user namespace and
+// in the host's, and checks a host process's queue against its uid's
+// whole count: a hook that queued a blocked realtime signal to itself
+// until the kernel refused (96,366 times here, the caller's
+// RLIMIT_SIGPENDING, which the sandbox inherited) left every program of
+// its host uid (the caller's own where the caller is not root, the tree
+// owner's for a root caller) unable to make a POSIX timer or queue a
+// realtime signal (EAGAIN) for the rest of the run. While the hook holds
+// all it can, a process of its host uid on the host still makes a timer,
+// and the hook held at most 1,024.
+func TestSignalQueueOfTheHostUidIsLeft(t *testing.T) {
+	requireBwrap(t)
+	requireRoot(t, "the host's side runs as the sandbox's host uid")
+	for _, r := range runners(t) {
+		t.Run(r.name, func(t *testing.T) {
+			dir := workTree(t)
+			if err := os.WriteFile(filepath.Join(dir, "sighold.py"), []byte(sigHoldPy), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if r.owner != nil {
+				filepath.Walk(dir, func(p string, _ os.FileInfo, _ error) error {
+					return os.Lchown(p, int(r.owner.Uid), int(r.owner.Gid))
+				})
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+			defer cancel()
+			cmd := exec.CommandContext(ctx, vigilesBin, "run", "--workdir", dir, "--stdin", "-", "--", "python3", "sighold.py")
+			cmd.Env = []string{"PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"}
+			cmd.Dir = dir
+			cmd.SysProcAttr = &syscall.SysProcAttr{Credential: r.cred}
+			stdin, err := cmd.StdinPipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			stdout, err := cmd.StdoutPipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			var stderr bytes.Buffer
+			cmd.Stderr = &stderr
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			var held, hostUID int
+			_, serr := fmt.Fscanf(stdout, "held %d host-uid %d\n", &held, &hostUID)
+			if serr == nil {
+				// The hook holds them now: a program of its host uid makes
+				// a timer, which takes a place in its queue.
+				probe := exec.Command("/usr/bin/python3", "-c", `import ctypes, os, sys
+l = ctypes.CDLL(None, use_errno=True)
+t = ctypes.c_void_p()
+sys.exit(0 if l.timer_create(1, None, ctypes.byref(t)) == 0 else os.strerror(ctypes.get_errno()))`)
+				probe.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: uint32(hostUID), Gid: 65534}}
+				if out, err := probe.CombinedOutput(); err != nil {
+					t.Errorf("while the hook held %d queued signals, uid %d on the host could make no timer: %v %s", held, hostUID, err, out)
+				}
+				if held > 1024 || held == 0 {
+					t.Errorf("the hook held %d queued signals, want 1 to 1,024", held)
+				}
+			}
+			stdin.Close()
+			rest, _ := io.ReadAll(stdout)
+			if err := cmd.Wait(); err != nil || serr != nil {
+				t.Fatalf("vigiles: %v; reading the hook's count: %v; stdout %q, stderr %q", err, serr, rest, stderr.String())
+			}
+			if !bytes.Contains(rest, []byte("released")) {
+				t.Errorf("the hook did not run to its end: stdout %q, stderr %q", rest, stderr.String())
+			}
+		})
 	}
 }
