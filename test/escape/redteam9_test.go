@@ -1,6 +1,7 @@
 package escape
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"fmt"
@@ -215,6 +216,65 @@ sys.stdin.read()
 print("released", flush=True)
 `
 
+// holding is a run whose hook said what it holds, on the first line of
+// its stdout, and holds it until its stdin ends.
+type holding struct {
+	cmd    *exec.Cmd
+	stdin  io.WriteCloser
+	stdout io.Reader
+	stderr *bytes.Buffer
+	first  string
+	cancel context.CancelFunc
+}
+
+// startHolding starts `vigiles run --stdin - ARGS` in dir as r and reads
+// the hook's first line of output.
+func startHolding(t *testing.T, r runner, dir string, args ...string) *holding {
+	t.Helper()
+	if r.owner != nil {
+		filepath.Walk(dir, func(p string, _ os.FileInfo, _ error) error {
+			return os.Lchown(p, int(r.owner.Uid), int(r.owner.Gid))
+		})
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	h := &holding{stderr: &bytes.Buffer{}, cancel: cancel}
+	h.cmd = exec.CommandContext(ctx, vigilesBin, append([]string{"run", "--workdir", dir, "--stdin", "-"}, args...)...)
+	h.cmd.Env = []string{"PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"}
+	h.cmd.Dir = dir
+	h.cmd.SysProcAttr = &syscall.SysProcAttr{Credential: r.cred}
+	h.cmd.Stderr = h.stderr
+	var err error
+	if h.stdin, err = h.cmd.StdinPipe(); err != nil {
+		t.Fatal(err)
+	}
+	out, err := h.cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := h.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	br := bufio.NewReader(out)
+	h.first, _ = br.ReadString('\n')
+	h.stdout = br
+	return h
+}
+
+// finish ends the hook's stdin, waits for the run, and checks that the
+// hook read to its end and said "released".
+func (h *holding) finish(t *testing.T) {
+	t.Helper()
+	defer h.cancel()
+	h.stdin.Close()
+	rest, _ := io.ReadAll(h.stdout)
+	if err := h.cmd.Wait(); err != nil {
+		t.Fatalf("vigiles: %v; stdout %q, stderr %q", err, h.first+string(rest), h.stderr.String())
+	}
+	if !bytes.Contains(rest, []byte("released")) {
+		t.Errorf("the hook did not run to its end: stdout %q, stderr %q", h.first+string(rest), h.stderr.String())
+	}
+}
+
 // TestSignalQueueOfTheHostUidIsLeft: the kernel counts the signals
 // queued and not yet taken per user, in the sandbox's user namespace and
 // in the host's, and checks a host process's queue against its uid's
@@ -235,55 +295,109 @@ func TestSignalQueueOfTheHostUidIsLeft(t *testing.T) {
 			if err := os.WriteFile(filepath.Join(dir, "sighold.py"), []byte(sigHoldPy), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			if r.owner != nil {
-				filepath.Walk(dir, func(p string, _ os.FileInfo, _ error) error {
-					return os.Lchown(p, int(r.owner.Uid), int(r.owner.Gid))
-				})
-			}
-			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-			defer cancel()
-			cmd := exec.CommandContext(ctx, vigilesBin, "run", "--workdir", dir, "--stdin", "-", "--", "python3", "sighold.py")
-			cmd.Env = []string{"PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"}
-			cmd.Dir = dir
-			cmd.SysProcAttr = &syscall.SysProcAttr{Credential: r.cred}
-			stdin, err := cmd.StdinPipe()
-			if err != nil {
-				t.Fatal(err)
-			}
-			stdout, err := cmd.StdoutPipe()
-			if err != nil {
-				t.Fatal(err)
-			}
-			var stderr bytes.Buffer
-			cmd.Stderr = &stderr
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
-			}
+			h := startHolding(t, r, dir, "--", "python3", "sighold.py")
 			var held, hostUID int
-			_, serr := fmt.Fscanf(stdout, "held %d host-uid %d\n", &held, &hostUID)
-			if serr == nil {
-				// The hook holds them now: a program of its host uid makes
-				// a timer, which takes a place in its queue.
-				probe := exec.Command("/usr/bin/python3", "-c", `import ctypes, os, sys
+			if _, err := fmt.Sscanf(h.first, "held %d host-uid %d\n", &held, &hostUID); err != nil {
+				h.finish(t)
+				t.Fatalf("reading the hook's count from %q: %v", h.first, err)
+			}
+			// The hook holds them now: a program of its host uid makes a
+			// timer, which takes a place in its queue.
+			probe := exec.Command("/usr/bin/python3", "-c", `import ctypes, os, sys
 l = ctypes.CDLL(None, use_errno=True)
 t = ctypes.c_void_p()
 sys.exit(0 if l.timer_create(1, None, ctypes.byref(t)) == 0 else os.strerror(ctypes.get_errno()))`)
-				probe.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: uint32(hostUID), Gid: 65534}}
-				if out, err := probe.CombinedOutput(); err != nil {
-					t.Errorf("while the hook held %d queued signals, uid %d on the host could make no timer: %v %s", held, hostUID, err, out)
-				}
-				if held > 1024 || held == 0 {
-					t.Errorf("the hook held %d queued signals, want 1 to 1,024", held)
-				}
+			probe.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: uint32(hostUID), Gid: 65534}}
+			if out, err := probe.CombinedOutput(); err != nil {
+				t.Errorf("while the hook held %d queued signals, uid %d on the host could make no timer: %v %s", held, hostUID, err, out)
 			}
-			stdin.Close()
-			rest, _ := io.ReadAll(stdout)
-			if err := cmd.Wait(); err != nil || serr != nil {
-				t.Fatalf("vigiles: %v; reading the hook's count: %v; stdout %q, stderr %q", err, serr, rest, stderr.String())
+			if held > 1024 || held == 0 {
+				t.Errorf("the hook held %d queued signals, want 1 to 1,024", held)
 			}
-			if !bytes.Contains(rest, []byte("released")) {
-				t.Errorf("the hook did not run to its end: stdout %q, stderr %q", rest, stderr.String())
-			}
+			h.finish(t)
 		})
+	}
+}
+
+// leaseHoldPy asks for a read lease, then a write lease, on the file
+// its argument names, which it opens for reading; it says what each
+// answered and holds what it got until its stdin ends.
+const leaseHoldPy = `import errno, fcntl, os, sys
+fd = os.open(sys.argv[1], os.O_RDONLY)
+got = []
+for kind in (fcntl.F_RDLCK, fcntl.F_WRLCK):
+    try:
+        fcntl.fcntl(fd, 1024, kind)  # F_SETLEASE
+        got.append("granted")
+    except OSError as e:
+        got.append(errno.errorcode.get(e.errno, str(e.errno)))
+print("lease", *got, flush=True)
+sys.stdin.read()
+print("released", flush=True)
+`
+
+// TestHostFileLeaseIsRefused: a lease needs only that the command's uid
+// own the file, and the command reads much of the host through the
+// read-only root, where its uid owns a non-root caller's files (under
+// /opt, a runner's tool cache), the tree owner's for a root caller on a
+// tree another user owns, and every file root owns in a --root-sandbox
+// run. While a hook held a read lease on such a file, every process of
+// the host that opened it for writing, root's too, waited until the
+// lease-break time ran out (45 s; it could then take the lease again),
+// or failed at once (EAGAIN) with O_NONBLOCK, and the hook was told of
+// each such open; a write lease, which it got as well, did so to reads
+// too. The file here is one the sandbox's uid owns on the
+// host (nobody's, or root's for --root-sandbox), outside every mask; the
+// hook's F_SETLEASE is EPERM, and the host opens the file for writing at
+// once while the hook holds what it could.
+func TestHostFileLeaseIsRefused(t *testing.T) {
+	requireBwrap(t)
+	requireRoot(t, "the file is made for the sandbox's uid outside the masks, under /var/lib")
+	rs := runners(t)
+	for _, r := range rs {
+		for _, rootSandbox := range []bool{false, true} {
+			if rootSandbox && (r.cred != nil || r.owner != nil) {
+				continue // --root-sandbox is a root caller's, on a root-owned tree
+			}
+			name := r.name
+			if rootSandbox {
+				name += "/root-sandbox"
+			} else if r.owner == nil {
+				// A root caller's sandbox on its own tree is an unused uid,
+				// which owns nothing of the host's.
+				continue
+			}
+			t.Run(name, func(t *testing.T) {
+				dir := workTree(t)
+				if err := os.WriteFile(filepath.Join(dir, "leasehold.py"), []byte(leaseHoldPy), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				target := filepath.Join(openTempDir(t, "/var/lib", "vigiles-escape-lease-"), "file")
+				if err := os.WriteFile(target, []byte("host\n"), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				if r.owner != nil {
+					if err := os.Chown(target, int(r.owner.Uid), int(r.owner.Gid)); err != nil {
+						t.Fatal(err)
+					}
+				}
+				args := []string{"--", "python3", "leasehold.py", target}
+				if rootSandbox {
+					args = append([]string{"--root-sandbox"}, args...)
+				}
+				h := startHolding(t, r, dir, args...)
+				if h.first != "lease EPERM EPERM\n" {
+					t.Errorf("the hook's leases on a host file its uid owns answered %q, want EPERM for both", strings.TrimSpace(h.first))
+				}
+				// While the hook holds what it got, the host writes the file.
+				fd, err := unix.Open(target, unix.O_WRONLY|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
+				if err != nil {
+					t.Errorf("the host could not open %s for writing while the hook ran: %v", target, err)
+				} else {
+					unix.Close(fd)
+				}
+				h.finish(t)
+			})
+		}
 	}
 }

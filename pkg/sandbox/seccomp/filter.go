@@ -135,8 +135,8 @@ var netlinkProtocols = []uint32{unix.NETLINK_ROUTE, unix.NETLINK_USERSOCK, unix.
 
 const netlinkProtocolsText = "AF_NETLINK, protocol not NETLINK_ROUTE, USERSOCK, SOCK_DIAG, SELINUX, AUDIT, FIB_LOOKUP, CONNECTOR, NETFILTER, KOBJECT_UEVENT or GENERIC"
 
-// CLONE_NEWUSER, the terminal ioctls and prlimit64's pid are the argument
-// conditions. prlimit64 on another process is denied because the command
+// CLONE_NEWUSER, the terminal ioctls, fcntl's F_SETLEASE and prlimit64's
+// pid are the argument conditions. prlimit64 on another process is denied because the command
 // shares its uid with the reaper, its pid 1: lowering the reaper's
 // RLIMIT_NOFILE would keep it from reading /proc, and so from finding the
 // processes a run left or counting its tasks. setrlimit and getrlimit
@@ -152,6 +152,17 @@ const (
 	// file_setattr, which sets the same flags by path.
 	fsIocSetflags   = 0x40086602 // _IOW('f', 2, long)
 	fsIocFssetxattr = 0x401c5820 // _IOW('X', 32, struct fsxattr)
+	// F_SETLEASE takes a lease on a file the caller owns, and the
+	// command reads files of the host its uid owns through the read-only
+	// root: a non-root caller's (under /opt, a runner's tool cache), the
+	// tree owner's, every file root owns in a --root-sandbox run. While
+	// it holds a read lease, every process of the host that opens the
+	// file for writing or truncates it, root's too, waits until the lease
+	// is given up or lease-break-time ends (45 s), or fails at once with
+	// O_NONBLOCK (EAGAIN); a write lease does so to every open, reads
+	// too; and the command is told of each such open (SIGIO). A hook
+	// never needs a lease; refused in every run alike.
+	fSetlease = unix.F_SETLEASE
 )
 
 // Rules lists the filter's rules for arch, in program order, plus the two
@@ -175,6 +186,7 @@ func Rules(a Arch) []Rule {
 		Rule{Syscall: "ioctl", Action: ActionEPERM, When: "TIOCLINUX"},
 		Rule{Syscall: "ioctl", Action: ActionEPERM, When: "FS_IOC_SETFLAGS"},
 		Rule{Syscall: "ioctl", Action: ActionEPERM, When: "FS_IOC_FSSETXATTR"},
+		Rule{Syscall: "fcntl", Action: ActionEPERM, When: "F_SETLEASE"},
 		Rule{Syscall: "prlimit64", Action: ActionEPERM, When: "pid not 0"},
 		Rule{Syscall: "socket", Action: ActionEAFNOSUPPORT, When: socketFamiliesText},
 		Rule{Syscall: "socket", Action: ActionEPROTONOSUPPORT, When: inetProtocolsText},
@@ -252,13 +264,15 @@ const (
 // Layout: check the architecture (kill on mismatch), load the number,
 // deny the x32 range, compare against each always-denied number, send
 // clone3 to ENOSYS, send unshare/clone to a CLONE_NEWUSER test on the
-// first argument, ioctl to a request-number test on the second,
+// first argument, ioctl to a request-number test on the second, fcntl to
+// an F_SETLEASE test on the second,
 // prlimit64 to a test of its pid (the first: 0, the caller, or EPERM),
 // socket/socketpair to a test of the address family (the first) and, for
 // AF_INET, AF_INET6 and AF_NETLINK, of the protocol (the third), and allow
 // the rest. Argument tests read only the low 32 bits: CLONE_NEWUSER
-// lives there, and the kernel truncates an ioctl request to 32 bits, so
-// high bits set by the caller neither hide nor change the match.
+// lives there, and the kernel truncates an ioctl request and an fcntl
+// command to 32 bits, so high bits set by the caller neither hide nor
+// change the match.
 func Compile(a Arch) ([]unix.SockFilter, error) {
 	var b builder
 	b.stmt(unix.BPF_LD|unix.BPF_W|unix.BPF_ABS, offArch)
@@ -279,6 +293,7 @@ func Compile(a Arch) ([]unix.SockFilter, error) {
 		{"unshare", "newuser"},
 		{"clone", "newuser"},
 		{"ioctl", "ioctl"},
+		{"fcntl", "fcntl"},
 		{"socket", "socket"},
 		{"socketpair", "socket"},
 		{"prlimit64", "prlimit"},
@@ -301,6 +316,11 @@ func Compile(a Arch) ([]unix.SockFilter, error) {
 	b.jump(unix.BPF_JMP|unix.BPF_JEQ|unix.BPF_K, tioclinux, "eperm", "")
 	b.jump(unix.BPF_JMP|unix.BPF_JEQ|unix.BPF_K, fsIocSetflags, "eperm", "")
 	b.jump(unix.BPF_JMP|unix.BPF_JEQ|unix.BPF_K, fsIocFssetxattr, "eperm", "allow")
+
+	// fcntl's command is an unsigned int.
+	b.label("fcntl")
+	b.stmt(unix.BPF_LD|unix.BPF_W|unix.BPF_ABS, offArgLow(1))
+	b.jump(unix.BPF_JMP|unix.BPF_JEQ|unix.BPF_K, fSetlease, "eperm", "allow")
 
 	// The pid is a pid_t: its low 32 bits are all the kernel reads.
 	b.label("prlimit")

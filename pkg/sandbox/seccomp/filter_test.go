@@ -148,6 +148,12 @@ func TestCompile(t *testing.T) {
 				{"ioctl(FS_IOC_SETFLAGS)", call("ioctl", 3, fsIocSetflags), ActionEPERM},
 				{"ioctl(FS_IOC_FSSETXATTR)", call("ioctl", 3, fsIocFssetxattr), ActionEPERM},
 				{"ioctl(FS_IOC_GETFLAGS)", call("ioctl", 3, 0x80086601), ActionAllow},
+				{"fcntl(F_SETLEASE)", call("fcntl", 3, unix.F_SETLEASE, unix.F_RDLCK), ActionEPERM},
+				{"fcntl(high bits|F_SETLEASE)", call("fcntl", 3, 0xdeadbeef00000000|unix.F_SETLEASE, unix.F_RDLCK), ActionEPERM},
+				{"fcntl(F_GETLEASE)", call("fcntl", 3, unix.F_GETLEASE), ActionAllow},
+				{"fcntl(F_SETLK)", call("fcntl", 3, unix.F_SETLK), ActionAllow},
+				{"fcntl(F_SETFD)", call("fcntl", 3, unix.F_SETFD, unix.FD_CLOEXEC), ActionAllow},
+				{"fcntl(fd F_SETLEASE, F_GETFL)", call("fcntl", unix.F_SETLEASE, unix.F_GETFL), ActionAllow},
 				{"ioctl(high bits|TIOCSTI)", call("ioctl", 3, 0xdeadbeef00000000|tiocsti), ActionEPERM},
 				{"ioctl(TCGETS)", call("ioctl", 0, unix.TCGETS), ActionAllow},
 				{"ioctl(TIOCSWINSZ)", call("ioctl", 0, unix.TIOCSWINSZ), ActionAllow},
@@ -264,7 +270,7 @@ func TestDenyListCoversBothArchitectures(t *testing.T) {
 func TestDenied(t *testing.T) {
 	d := Denied()
 	for _, want := range []string{"bpf", "io_uring_setup", "ptrace", "mount", "unshare(CLONE_NEWUSER)",
-		"clone(CLONE_NEWUSER)", "ioctl(TIOCSTI)", "ioctl(TIOCLINUX)", "ioctl(FS_IOC_SETFLAGS)", "ioctl(FS_IOC_FSSETXATTR)", "clone3 -> ENOSYS"} {
+		"clone(CLONE_NEWUSER)", "ioctl(TIOCSTI)", "ioctl(TIOCLINUX)", "ioctl(FS_IOC_SETFLAGS)", "ioctl(FS_IOC_FSSETXATTR)", "fcntl(F_SETLEASE)", "clone3 -> ENOSYS"} {
 		if !slices.Contains(d, want) {
 			t.Errorf("Denied() lacks %q; got %s", want, strings.Join(d, ", "))
 		}

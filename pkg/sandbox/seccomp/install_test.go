@@ -100,6 +100,9 @@ func attempts(a Arch) []attempt {
 		attempt{name: "clone3", nr: uintptr(a.Syscalls["clone3"]), args: [6]uintptr{0, 0}},
 		attempt{name: "ioctl(TIOCSTI)", nr: uintptr(a.Syscalls["ioctl"]), args: [6]uintptr{devnull, tiocsti}},
 		attempt{name: "ioctl(TIOCLINUX)", nr: uintptr(a.Syscalls["ioctl"]), args: [6]uintptr{devnull, tioclinux}},
+		// A lease on /dev/null, which is no regular file: without the
+		// filter, EINVAL.
+		attempt{name: "fcntl(F_SETLEASE)", nr: uintptr(a.Syscalls["fcntl"]), args: [6]uintptr{devnull, unix.F_SETLEASE, unix.F_RDLCK}},
 		// A pid above any pid_max: without the filter, ESRCH.
 		attempt{name: "prlimit64(another pid)", nr: uintptr(a.Syscalls["prlimit64"]), args: [6]uintptr{0x3fffffff, unix.RLIMIT_NOFILE}},
 	)
@@ -338,7 +341,7 @@ func TestInstallDeniesForReal(t *testing.T) {
 	// never with EPERM, whoever runs the test; so the EPERM above is the
 	// filter's doing.
 	for _, n := range []string{"setns", "keyctl", "pidfd_getfd", "unshare(CLONE_NEWUSER)",
-		"clone(CLONE_NEWUSER)", "ioctl(TIOCSTI)", "ioctl(TIOCLINUX)", "prlimit64(another pid)"} {
+		"clone(CLONE_NEWUSER)", "ioctl(TIOCSTI)", "ioctl(TIOCLINUX)", "fcntl(F_SETLEASE)", "prlimit64(another pid)"} {
 		if got := control.Calls[n]; got == "EPERM" || got == "OK" {
 			t.Errorf("%s without the filter: got %s, want another error: the test's arguments are not telling", n, got)
 		}

@@ -23,6 +23,7 @@ var nativeNumbers = map[string]uint32{
 	"io_uring_register": unix.SYS_IO_URING_REGISTER,
 	"io_uring_setup":    unix.SYS_IO_URING_SETUP,
 	"ioctl":             unix.SYS_IOCTL,
+	"fcntl":             unix.SYS_FCNTL,
 	"prlimit64":         unix.SYS_PRLIMIT64,
 	"socket":            unix.SYS_SOCKET,
 	"socketpair":        unix.SYS_SOCKETPAIR,
