@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -55,8 +56,10 @@ passed through with every line made inert: a line it prints cannot run
 as a workflow command. On a terminal, its escape sequences and other
 controls (but tab, newline and carriage return) are shown, not sent:
 ESC as ^[, so colours appear as ^[[31m and a title or clipboard write
-does nothing. Pipe the output (| cat) for its exact bytes. The report
-goes to stderr (--json: stdout).
+does nothing. Pipe the output (| cat) for its exact bytes; where they
+held such a control, the report after them starts with a terminal reset,
+so that a terminal showing the file later shows the report. The report
+goes to stderr, last (--json: stdout).
 
 Sizes (--output-cap, --limit-memory, --limit-run-memory, --limit-file-size,
 --limit-scratch) are written as in .vigiles.yml: bytes (1048576), or a
@@ -183,6 +186,7 @@ func cmdRun(ctx context.Context, args []string, getenv func(string) string, stdi
 		spec.Stdin = f
 	}
 	var closers []io.Closer
+	var controls atomic.Bool // the command's output held a terminal control
 	if !*jsonOut {
 		spec.PassStdout, spec.PassStderr = stdout, stderr
 		if getenv("GITHUB_ACTIONS") == "true" {
@@ -205,6 +209,8 @@ func cmdRun(ctx context.Context, args []string, getenv func(string) string, stdi
 			spec.PassStderr = t
 			closers = append([]io.Closer{t}, closers...)
 		}
+		spec.PassStdout = &controlWatch{w: spec.PassStdout, seen: &controls}
+		spec.PassStderr = &controlWatch{w: spec.PassStderr, seen: &controls}
 	}
 	res, runErr := sandbox.Run(ctx, spec)
 	for _, c := range closers {
@@ -240,6 +246,11 @@ func cmdRun(ctx context.Context, args []string, getenv func(string) string, stdi
 			return exitWith(125, fmt.Errorf("run: writing the result to stdout: %w", err))
 		}
 	} else {
+		if controls.Load() && getenv("GITHUB_ACTIONS") != "true" && !isTerminal(stderr) {
+			// Passed on as they were, to a pipe or a file a terminal
+			// may show later: the report after them stays readable.
+			io.WriteString(stderr, termReset)
+		}
 		printRunReport(ownText(stderr, getenv), res)
 		if hint := notRunHint(*workdir, command, res); hint != "" {
 			fmt.Fprintf(ownText(stderr, getenv), "vigiles: %s\n", hint)

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"sync/atomic"
 	"unicode/utf8"
 
 	"golang.org/x/sys/unix"
@@ -61,26 +62,39 @@ func (t *terminalWriter) Write(p []byte) (int, error) {
 
 // appendShown appends one character to b as a terminal may see it: r, of
 // size bytes in the source starting with first, or its shown form when
-// it is a control.
+// it is a control (isControl).
 func appendShown(b []byte, r rune, size int, first byte) []byte {
+	if !isControl(r, size, first) {
+		if r == utf8.RuneError && size == 1 {
+			return append(b, first)
+		}
+		return utf8.AppendRune(b, r)
+	}
 	switch {
-	case r == '\t' || r == '\n' || r == '\r':
-		return append(b, byte(r))
 	case r < 0x20:
 		return append(b, '^', byte(r)+'@')
 	case r == 0x7f:
 		return append(b, '^', '?')
-	case r < utf8.RuneSelf:
-		return append(b, byte(r))
-	case r >= 0x80 && r <= 0x9f:
-		return fmt.Appendf(b, `\u%04x`, r)
 	case r == utf8.RuneError && size == 1:
-		if first <= 0x9f {
-			return fmt.Appendf(b, `\x%02x`, first)
-		}
-		return append(b, first)
+		return fmt.Appendf(b, `\x%02x`, first)
 	}
-	return utf8.AppendRune(b, r)
+	return fmt.Appendf(b, `\u%04x`, r)
+}
+
+// isControl says whether the character r, of size bytes in the source
+// starting with first, is one a terminal acts on: a C0 control but tab,
+// newline and carriage return, DEL, a C1 control, or a raw byte of the
+// C1 range outside UTF-8.
+func isControl(r rune, size int, first byte) bool {
+	switch {
+	case r == '\t' || r == '\n' || r == '\r':
+		return false
+	case r < 0x20 || r == 0x7f || (r >= 0x80 && r <= 0x9f):
+		return true
+	case r == utf8.RuneError && size == 1:
+		return first <= 0x9f
+	}
+	return false
 }
 
 func (t *terminalWriter) write(b []byte) {
@@ -102,6 +116,50 @@ func (t *terminalWriter) Close() error {
 	t.held = nil
 	t.write(b)
 	return t.err
+}
+
+// termReset ends what a command's controls may have left a terminal in,
+// for what follows them: ST ends a string it left open (OSC, DCS, APC),
+// where a terminal would take in the text after it unshown; SI and ESC ( B
+// give back the ASCII character set a SO or an ESC ( 0 switched from; SGR
+// 0 ends concealed text, colours and the rest. Written before the report
+// of a run whose output (controlWatch) held a control and went, as it
+// was, to a pipe or a file, which a terminal may show later (cat run.log):
+// there the report, which comes last, stays readable.
+const termReset = "\x1b\\\x0f\x1b(B\x1b[0m"
+
+// A controlWatch passes a command's output on unchanged and notes, in
+// seen, whether it held a control a terminal acts on (isControl: what a
+// terminalWriter shows instead of sending). It passes every byte on at
+// once; a character cut by the end of a write is read with the next
+// write's start. It is for one stream; seen may be shared.
+type controlWatch struct {
+	w    io.Writer
+	seen *atomic.Bool
+	held []byte
+}
+
+func (c *controlWatch) Write(p []byte) (int, error) {
+	if !c.seen.Load() {
+		b := p
+		if len(c.held) > 0 {
+			b = append(c.held, p...)
+			c.held = nil
+		}
+		for len(b) > 0 {
+			if !utf8.FullRune(b) {
+				c.held = append([]byte(nil), b...)
+				break
+			}
+			r, size := utf8.DecodeRune(b)
+			if isControl(r, size, b[0]) {
+				c.seen.Store(true)
+				break
+			}
+			b = b[size:]
+		}
+	}
+	return c.w.Write(p)
 }
 
 // isTerminal reports whether w is a terminal.

@@ -91,4 +91,40 @@ func TestRunOnATerminal(t *testing.T) {
 	if out.String() != "out\x1b]0;pwned\x07\x1b[2J\n" || !strings.HasPrefix(errb.String(), "err\x1b[8m\x9b\n") {
 		t.Errorf("piped output changed: stdout %q, stderr %q", out.String(), errb.String())
 	}
+	// The report after it starts with the reset, so that a terminal that
+	// shows the log later (cat) shows the report, not concealed text.
+	if want := "err\x1b[8m\x9b\n" + termReset + "\nvigiles: direct, exit 0"; !strings.HasPrefix(errb.String(), want) {
+		t.Errorf("piped stderr %q, want it to start %q", errb.String(), want)
+	}
+}
+
+// TestRunResetsOnlyAfterControls: piped, the report of a run whose output
+// held a terminal control starts with termReset, wherever the control
+// was (stdout or stderr, an OSC left open, a SO, a C1 control in UTF-8,
+// a control cut across two writes); that of a run whose output held none
+// (UTF-8 text, tabs, carriage returns, an em dash whose bytes hold 0x80
+// and 0x94 as continuation bytes) does not, so its bytes stay as
+// printed. In the open (--sandbox off): the terminal is the point here.
+func TestRunResetsOnlyAfterControls(t *testing.T) {
+	for _, c := range []struct {
+		script string
+		reset  bool
+	}{
+		{`printf 'plain\ttext\r\n\342\200\224 caf\303\251\n'`, false},
+		{`printf 'title \033]0;open' >&2`, true},
+		{`printf 'shift \016out\n'`, true},
+		{`printf 'c1 \302\233 in UTF-8\n'`, true},
+		{`printf 'half \302'; sleep 0.2; printf '\233 later\n'`, true},
+		{`printf 'bell \007\n' >&2`, true},
+	} {
+		var out, errb bytes.Buffer
+		err := run(context.Background(), []string{"run", "--sandbox", "off", "--", "sh", "-c", c.script},
+			func(string) string { return "" }, strings.NewReader(""), &out, &errb)
+		if code := exitCode(err, io.Discard, false); code != 0 {
+			t.Fatalf("%s: exit %d: %v", c.script, code, err)
+		}
+		if got := strings.Contains(errb.String(), termReset); got != c.reset {
+			t.Errorf("%s: the report starts with the reset: %v, want %v\nstdout %q\nstderr %q", c.script, got, c.reset, out.String(), errb.String())
+		}
+	}
 }
