@@ -12,6 +12,7 @@ var nativeNumbers = map[string]uint32{
 	"bpf":               unix.SYS_BPF,
 	"clone":             unix.SYS_CLONE,
 	"clone3":            unix.SYS_CLONE3,
+	"io_setup":          unix.SYS_IO_SETUP,
 	"delete_module":     unix.SYS_DELETE_MODULE,
 	"finit_module":      unix.SYS_FINIT_MODULE,
 	"fsconfig":          unix.SYS_FSCONFIG,

@@ -1,0 +1,164 @@
+package escape
+
+import (
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"syscall"
+	"testing"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+// TestHostCountsOfAIOQueuesPtysAndPortsAreLeft: what the tenth round
+// tried of the host's counts a hook could take while it runs
+// (scripts/redteam10.py), for every caller and for a --root-sandbox run:
+// a native AIO context (io_setup), whose events count against one limit
+// for the whole host (fs.aio-max-nr); a POSIX message queue, whose bytes
+// count against the host uid's RLIMIT_MSGQUEUE; a pty through /dev/ptmx
+// or /dev/pts/ptmx, which counts against kernel.pty.max, one count for
+// every devpts instance of the host; and the port of a listener on the
+// host's 127.0.0.1, which in the sandbox's own network namespace is free
+// to bind and leads to nothing. Each is stopped (io_setup with ENOSYS,
+// the queue and the ptys with EACCES), and the run ends as the script
+// did.
+func TestHostCountsOfAIOQueuesPtysAndPortsAreLeft(t *testing.T) {
+	requireBwrap(t)
+	const want = 6
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	port := ln.Addr().(*net.TCPAddr).Port
+	for _, r := range runners(t) {
+		for _, rootSandbox := range []bool{false, true} {
+			if rootSandbox && (r.cred != nil || r.owner != nil || os.Geteuid() != 0) {
+				continue // --root-sandbox is a root caller's, on a root-owned tree
+			}
+			name := r.name
+			if rootSandbox {
+				name += "/root-sandbox"
+			}
+			t.Run(name, func(t *testing.T) {
+				dir := workTree(t)
+				args := []string{"--env", fmt.Sprintf("PORT=%d", port), "--", "python3", "redteam10.py"}
+				if rootSandbox {
+					args = append([]string{"--root-sandbox"}, args...)
+				}
+				res := vigiles(t, r, dir, nil, args...)
+				checkAttempts(t, res, want)
+				if !strings.Contains(res.Stdout, fmt.Sprintf("\nran %d\n", want)) || res.ExitCode != 0 || res.Error != "" {
+					t.Errorf("the run did not end as the script did: exit %d, error %q\nstdout: %s\nstderr: %s", res.ExitCode, res.Error, res.Stdout, res.Stderr)
+				}
+			})
+		}
+	}
+}
+
+// aioHoldPy makes native AIO contexts of 4,096 events, up to 16 (the
+// whole of the kernel's default fs.aio-max-nr), until the kernel refuses
+// one, says how many events it holds and what the last call answered, and
+// holds them until its stdin ends.
+const aioHoldPy = `import ctypes, errno, platform, sys
+l = ctypes.CDLL(None, use_errno=True)
+io_setup = {"x86_64": 206, "aarch64": 0}[platform.machine()]
+ctxs, held, why = [], 0, "none refused"
+while held < 16 * 4096:
+    ctx = ctypes.c_ulong(0)
+    ctypes.set_errno(0)
+    if l.syscall(io_setup, 4096, ctypes.byref(ctx)) != 0:
+        why = errno.errorcode.get(ctypes.get_errno(), "?")
+        break
+    ctxs.append(ctx)
+    held += 4096
+print("held", held, why, flush=True)
+sys.stdin.read()
+print("released", flush=True)
+`
+
+// ioSetup makes a native AIO context of n events for the test's own
+// process and destroys it, and returns what io_setup answered.
+func ioSetup(n uintptr) error {
+	var ctx uint64
+	if _, _, e := unix.Syscall(unix.SYS_IO_SETUP, n, uintptr(unsafe.Pointer(&ctx)), 0); e != 0 {
+		return e
+	}
+	unix.Syscall(unix.SYS_IO_DESTROY, uintptr(ctx), 0, 0)
+	return nil
+}
+
+// TestHostAIOContextsAreLeft: the kernel counts the events of every
+// native AIO context against one limit for the whole host,
+// fs.aio-max-nr (65,536 by default), whatever its maker's uid and
+// namespaces, and refuses a context past it (EAGAIN) to every process,
+// root's too. A hook held all of it here with sixteen io_setup calls of
+// 4,096 events, and while it did, the host's own io_setup failed with
+// EAGAIN (it would have until the run ended). For every caller and for a
+// --root-sandbox run,
+// the hook's first io_setup fails with ENOSYS and it holds none, and the
+// host's own process makes a context of 4,096 events while the hook holds
+// what it could.
+func TestHostAIOContextsAreLeft(t *testing.T) {
+	requireBwrap(t)
+	if runtime.GOARCH != "amd64" && runtime.GOARCH != "arm64" {
+		t.Skipf("the hook's script knows io_setup's number on x86_64 and aarch64 alone, not on %s", runtime.GOARCH)
+	}
+	if err := ioSetup(4096); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("CI=true and this host makes no AIO context before the run: %v", err)
+		}
+		t.Skipf("this host makes no AIO context of its own (%v): nothing to compare", err)
+	}
+	for _, r := range runners(t) {
+		for _, rootSandbox := range []bool{false, true} {
+			if rootSandbox && (r.cred != nil || r.owner != nil || os.Geteuid() != 0) {
+				continue // --root-sandbox is a root caller's, on a root-owned tree
+			}
+			name := r.name
+			if rootSandbox {
+				name += "/root-sandbox"
+			}
+			t.Run(name, func(t *testing.T) {
+				dir := workTree(t)
+				if err := os.WriteFile(filepath.Join(dir, "aiohold.py"), []byte(aioHoldPy), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				args := []string{"--", "python3", "aiohold.py"}
+				if rootSandbox {
+					args = append([]string{"--root-sandbox"}, args...)
+				}
+				h := startHolding(t, r, dir, args...)
+				if h.first != "held 0 ENOSYS\n" {
+					t.Errorf("the hook's AIO contexts: %q, want none held, the first io_setup ENOSYS", strings.TrimSpace(h.first))
+				}
+				// While the hook holds what it could, the host makes a
+				// context of its own (as the caller).
+				probe := exec.Command("/usr/bin/python3", "-c", aioProbePy)
+				if r.cred != nil {
+					probe.SysProcAttr = &syscall.SysProcAttr{Credential: r.cred}
+				}
+				if out, err := probe.CombinedOutput(); err != nil {
+					t.Errorf("while the hook ran, the host could make no AIO context of 4,096 events: %v %s", err, out)
+				}
+				h.finish(t)
+			})
+		}
+	}
+}
+
+// aioProbePy makes one native AIO context of 4,096 events and destroys
+// it, failing with the error io_setup gave.
+const aioProbePy = `import ctypes, os, platform, sys
+l = ctypes.CDLL(None, use_errno=True)
+nr = {"x86_64": (206, 207), "aarch64": (0, 1)}[platform.machine()]
+ctx = ctypes.c_ulong(0)
+if l.syscall(nr[0], 4096, ctypes.byref(ctx)) != 0:
+    sys.exit(os.strerror(ctypes.get_errno()))
+l.syscall(nr[1], ctx)
+`
