@@ -1,6 +1,7 @@
 package escape
 
 import (
+	"bytes"
 	"fmt"
 	"net"
 	"os"
@@ -162,3 +163,122 @@ if l.syscall(nr[0], 4096, ctypes.byref(ctx)) != 0:
     sys.exit(os.strerror(ctypes.get_errno()))
 l.syscall(nr[1], ctx)
 `
+
+// evictPy asks the kernel to drop the page cache of the file its first
+// argument names, which it opens for reading, the way its second names:
+// posix_fadvise's DONTNEED over the whole file ("fadvise") or
+// MADV_PAGEOUT over a mapping of it ("pageout"); it prints what the call
+// answered.
+const evictPy = `import mmap, os, sys
+fd = os.open(sys.argv[1], os.O_RDONLY)
+try:
+    if sys.argv[2] == "fadvise":
+        os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+    else:
+        m = mmap.mmap(fd, 0, prot=mmap.PROT_READ)
+        m.read()  # maps every page: MADV_PAGEOUT looks at mapped ones alone
+        m.madvise(21)  # MADV_PAGEOUT
+    print("advised 0")
+except OSError as e:
+    print("advised", e.errno)
+`
+
+// resident says how many of the file's pages are in the host's page
+// cache, through a mapping of it and mincore, and how many it has.
+func resident(t *testing.T, path string) (in, all int) {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := unix.Mmap(int(f.Fd()), 0, int(st.Size()), unix.PROT_READ, unix.MAP_SHARED)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unix.Munmap(m)
+	page := os.Getpagesize()
+	vec := make([]byte, (len(m)+page-1)/page)
+	if _, _, e := unix.Syscall(unix.SYS_MINCORE, uintptr(unsafe.Pointer(&m[0])), uintptr(len(m)), uintptr(unsafe.Pointer(&vec[0]))); e != 0 {
+		t.Fatalf("mincore: %v", e)
+	}
+	for _, v := range vec {
+		in += int(v & 1)
+	}
+	return in, len(vec)
+}
+
+// TestHostPageCacheIsLeft: the page cache is the host's, one for each
+// file whatever mount it is read through, and the command opens much of
+// the host for reading through the read-only root. A hook's
+// posix_fadvise(POSIX_FADV_DONTNEED) of a host file it read dropped all
+// 17 of the file's cached pages from the host's memory, and MADV_PAGEOUT
+// over a mapping did so where its uid owns the file or may write it; the
+// host's programs and libraries are files it reads, which every host
+// process that reads them next would wait on the disk for. The file
+// here, outside every mask, belongs to the
+// sandbox's host uid (nobody's, or root's for --root-sandbox) so that
+// MADV_PAGEOUT's ownership test passes too. For every caller and for a
+// --root-sandbox run, each call answers 0 and the host's page cache
+// still holds every page of the file once the run is over.
+func TestHostPageCacheIsLeft(t *testing.T) {
+	requireBwrap(t)
+	requireRoot(t, "the file is made for the sandbox's uid outside the masks, under /var/lib")
+	for _, r := range runners(t) {
+		for _, rootSandbox := range []bool{false, true} {
+			if rootSandbox && (r.cred != nil || r.owner != nil) {
+				continue // --root-sandbox is a root caller's, on a root-owned tree
+			}
+			name := r.name
+			if rootSandbox {
+				name += "/root-sandbox"
+			}
+			for _, how := range []string{"fadvise", "pageout"} {
+				t.Run(name+"/"+how, func(t *testing.T) {
+					dir := workTree(t)
+					if err := os.WriteFile(filepath.Join(dir, "evict.py"), []byte(evictPy), 0o644); err != nil {
+						t.Fatal(err)
+					}
+					target := filepath.Join(openTempDir(t, "/var/lib", "vigiles-escape-cache-"), "file")
+					f, err := os.OpenFile(target, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+					if err != nil {
+						t.Fatal(err)
+					}
+					// Written back to the disk, so that its pages are clean: a
+					// dirty page is not dropped.
+					if _, err := f.Write(bytes.Repeat([]byte("host page\n"), 6554)); err != nil {
+						t.Fatal(err)
+					}
+					if err := f.Sync(); err != nil {
+						t.Fatal(err)
+					}
+					f.Close()
+					if r.owner != nil {
+						if err := os.Chown(target, int(r.owner.Uid), int(r.owner.Gid)); err != nil {
+							t.Fatal(err)
+						}
+					}
+					// The file was just written: every page is in the cache.
+					if in, all := resident(t, target); in != all {
+						t.Fatalf("the host caches %d of the file's %d pages before the run", in, all)
+					}
+					args := []string{"--", "python3", "evict.py", target, how}
+					if rootSandbox {
+						args = append([]string{"--root-sandbox"}, args...)
+					}
+					res := vigiles(t, r, dir, nil, args...)
+					if !strings.Contains(res.Stdout, "advised 0\n") || res.ExitCode != 0 {
+						t.Errorf("the hook's advice answered otherwise than 0: exit %d\nstdout: %s\nstderr: %s", res.ExitCode, res.Stdout, res.Stderr)
+					}
+					if in, all := resident(t, target); in != all {
+						t.Errorf("after the run the host caches %d of the file's %d pages, all before", in, all)
+					}
+				})
+			}
+		}
+	}
+}

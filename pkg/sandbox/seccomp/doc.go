@@ -11,7 +11,9 @@
 // loaded into the host's kernel, to stay) with EPROTONOSUPPORT, as a kernel
 // without them answers. clone3 fails with ENOSYS so that libc falls back to clone, whose flags the
 // filter can inspect, and io_setup with ENOSYS, as on a kernel without AIO, since the events of
-// every AIO context count against one limit for the whole host. A system call made under a foreign architecture (the
+// every AIO context count against one limit for the whole host. fadvise64's POSIX_FADV_DONTNEED
+// and madvise's MADV_PAGEOUT answer 0 without being done: they would drop the host's page cache
+// of files the command reads. A system call made under a foreign architecture (the
 // i386 entry point on x86_64, arm32 on aarch64) kills the process, and the
 // x32 ABI is denied.
 //

@@ -37,6 +37,9 @@ const (
 	// ActionENOSYS pretends the call does not exist (clone3: libc then
 	// falls back to clone, whose flags the filter can read).
 	ActionENOSYS Action = "ENOSYS"
+	// ActionSkip answers 0 without doing the call: advice the kernel
+	// may ignore anyway (fadvise64's POSIX_FADV_DONTNEED).
+	ActionSkip Action = "skipped"
 	// ActionKill kills the whole process (a foreign architecture).
 	ActionKill Action = "kill"
 	// ActionEAFNOSUPPORT answers that the address family does not exist,
@@ -163,6 +166,18 @@ const (
 	// too; and the command is told of each such open (SIGIO). A hook
 	// never needs a lease; refused in every run alike.
 	fSetlease = unix.F_SETLEASE
+	// POSIX_FADV_DONTNEED drops a file's clean pages from the page cache,
+	// which is the host's, one for each file whatever mount it is read
+	// through: the command may open for reading much of the host through
+	// the read-only root, and dropping the cache of the host's programs,
+	// libraries and data makes every host process that reads them next
+	// wait on the disk. MADV_PAGEOUT does so to the pages of a file the
+	// command has mapped, where its uid owns the file or may write it (a
+	// non-root caller's own files, root's in a --root-sandbox run). Both
+	// are advice: the call answers 0 and the pages stay, as a kernel may
+	// leave them; a hook sees no error.
+	fadvDontneed = 4  // POSIX_FADV_DONTNEED on x86_64 and aarch64
+	madvPageout  = 21 // MADV_PAGEOUT
 )
 
 // Rules lists the filter's rules for arch, in program order, plus the two
@@ -199,6 +214,8 @@ func Rules(a Arch) []Rule {
 		Rule{Syscall: "ioctl", Action: ActionEPERM, When: "FS_IOC_FSSETXATTR"},
 		Rule{Syscall: "fcntl", Action: ActionEPERM, When: "F_SETLEASE"},
 		Rule{Syscall: "prlimit64", Action: ActionEPERM, When: "pid not 0"},
+		Rule{Syscall: "fadvise64", Action: ActionSkip, When: "POSIX_FADV_DONTNEED"},
+		Rule{Syscall: "madvise", Action: ActionSkip, When: "MADV_PAGEOUT"},
 		Rule{Syscall: "socket", Action: ActionEAFNOSUPPORT, When: socketFamiliesText},
 		Rule{Syscall: "socket", Action: ActionEPROTONOSUPPORT, When: inetProtocolsText},
 		Rule{Syscall: "socket", Action: ActionEPROTONOSUPPORT, When: netlinkProtocolsText},
@@ -265,6 +282,8 @@ const (
 	retAllow  = unix.SECCOMP_RET_ALLOW
 	retEPERM  = unix.SECCOMP_RET_ERRNO | uint32(unix.EPERM)
 	retENOSYS = unix.SECCOMP_RET_ERRNO | uint32(unix.ENOSYS)
+	// An errno of 0 makes the call return 0 without running it.
+	retSkip   = unix.SECCOMP_RET_ERRNO
 	retKill   = unix.SECCOMP_RET_KILL_PROCESS
 	retNoAF   = unix.SECCOMP_RET_ERRNO | uint32(unix.EAFNOSUPPORT)
 	retNoProt = unix.SECCOMP_RET_ERRNO | uint32(unix.EPROTONOSUPPORT)
@@ -278,6 +297,8 @@ const (
 // first argument, ioctl to a request-number test on the second, fcntl to
 // an F_SETLEASE test on the second,
 // prlimit64 to a test of its pid (the first: 0, the caller, or EPERM),
+// fadvise64 and madvise to a test of their advice (0 without the call
+// for POSIX_FADV_DONTNEED and MADV_PAGEOUT),
 // socket/socketpair to a test of the address family (the first) and, for
 // AF_INET, AF_INET6 and AF_NETLINK, of the protocol (the third), and allow
 // the rest. Argument tests read only the low 32 bits: CLONE_NEWUSER
@@ -309,6 +330,8 @@ func Compile(a Arch) ([]unix.SockFilter, error) {
 		{"socket", "socket"},
 		{"socketpair", "socket"},
 		{"prlimit64", "prlimit"},
+		{"fadvise64", "fadvise"},
+		{"madvise", "madvise"},
 	} {
 		nr, ok := a.Syscalls[c.name]
 		if !ok {
@@ -338,6 +361,16 @@ func Compile(a Arch) ([]unix.SockFilter, error) {
 	b.label("prlimit")
 	b.stmt(unix.BPF_LD|unix.BPF_W|unix.BPF_ABS, offArgLow(0))
 	b.jump(unix.BPF_JMP|unix.BPF_JEQ|unix.BPF_K, 0, "allow", "eperm")
+
+	// fadvise64's advice (the fourth argument) and madvise's (the
+	// third) are ints.
+	b.label("fadvise")
+	b.stmt(unix.BPF_LD|unix.BPF_W|unix.BPF_ABS, offArgLow(3))
+	b.jump(unix.BPF_JMP|unix.BPF_JEQ|unix.BPF_K, fadvDontneed, "skip", "allow")
+
+	b.label("madvise")
+	b.stmt(unix.BPF_LD|unix.BPF_W|unix.BPF_ABS, offArgLow(2))
+	b.jump(unix.BPF_JMP|unix.BPF_JEQ|unix.BPF_K, madvPageout, "skip", "allow")
 
 	// The domain and the protocol are ints: their low 32 bits are all the
 	// kernel reads. socketpair makes the socket before it finds that the
@@ -371,6 +404,8 @@ func Compile(a Arch) ([]unix.SockFilter, error) {
 	b.ret(retEPERM)
 	b.label("enosys")
 	b.ret(retENOSYS)
+	b.label("skip")
+	b.ret(retSkip)
 	b.label("kill")
 	b.ret(retKill)
 	prog, err := b.assemble()

@@ -89,6 +89,8 @@ func actionOf(ret uint32) Action {
 		return ActionEAFNOSUPPORT
 	case retNoProt:
 		return ActionEPROTONOSUPPORT
+	case retSkip:
+		return ActionSkip
 	}
 	return Action(fmt.Sprintf("unknown %#x", ret))
 }
@@ -144,6 +146,13 @@ func TestCompile(t *testing.T) {
 				{"clone3", call("clone3"), ActionENOSYS},
 				{"clone3(any args)", call("clone3", 1, 88), ActionENOSYS},
 				{"io_setup", call("io_setup", 4096), ActionENOSYS},
+				{"fadvise64(POSIX_FADV_DONTNEED)", call("fadvise64", 3, 0, 0, unix.FADV_DONTNEED), ActionSkip},
+				{"fadvise64(high bits|POSIX_FADV_DONTNEED)", call("fadvise64", 3, 0, 0, 0xffffffff00000000|unix.FADV_DONTNEED), ActionSkip},
+				{"fadvise64(POSIX_FADV_WILLNEED)", call("fadvise64", 3, 0, 0, unix.FADV_WILLNEED), ActionAllow},
+				{"fadvise64(POSIX_FADV_SEQUENTIAL)", call("fadvise64", 3, 0, 0, unix.FADV_SEQUENTIAL), ActionAllow},
+				{"madvise(MADV_PAGEOUT)", call("madvise", 0x10000, 4096, unix.MADV_PAGEOUT), ActionSkip},
+				{"madvise(MADV_DONTNEED)", call("madvise", 0x10000, 4096, unix.MADV_DONTNEED), ActionAllow},
+				{"madvise(MADV_COLD)", call("madvise", 0x10000, 4096, unix.MADV_COLD), ActionAllow},
 				{"ioctl(TIOCSTI)", call("ioctl", 0, tiocsti), ActionEPERM},
 				{"ioctl(TIOCLINUX)", call("ioctl", 0, tioclinux), ActionEPERM},
 				{"ioctl(FS_IOC_SETFLAGS)", call("ioctl", 3, fsIocSetflags), ActionEPERM},

@@ -13,6 +13,8 @@ var nativeNumbers = map[string]uint32{
 	"clone":             unix.SYS_CLONE,
 	"clone3":            unix.SYS_CLONE3,
 	"io_setup":          unix.SYS_IO_SETUP,
+	"fadvise64":         unix.SYS_FADVISE64,
+	"madvise":           unix.SYS_MADVISE,
 	"delete_module":     unix.SYS_DELETE_MODULE,
 	"finit_module":      unix.SYS_FINIT_MODULE,
 	"fsconfig":          unix.SYS_FSCONFIG,
