@@ -282,3 +282,101 @@ func TestHostPageCacheIsLeft(t *testing.T) {
 		}
 	}
 }
+
+// writeBackPy asks the kernel, every way it knows, to write back the
+// host file its argument names, which it opens for reading: syncfs,
+// fsync, fdatasync, sync_file_range (write and wait), msync over a
+// shared mapping of it, and sync of every file system; it prints what
+// each answered.
+const writeBackPy = `import ctypes, mmap, os, sys
+l = ctypes.CDLL(None, use_errno=True)
+l.mmap.restype = ctypes.c_void_p
+l.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_long]
+fd = os.open(sys.argv[1], os.O_RDONLY)
+size = os.fstat(fd).st_size
+got = []
+def call(name, r):
+    got.append(f"{name}={r if r == 0 else ctypes.get_errno()}")
+call("syncfs", l.syncfs(fd))
+call("fsync", l.fsync(fd))
+call("fdatasync", l.fdatasync(fd))
+call("sync_file_range", l.sync_file_range(fd, ctypes.c_long(0), ctypes.c_long(0), 7))
+addr = l.mmap(None, size, mmap.PROT_READ, mmap.MAP_SHARED, fd, 0)
+call("msync", l.msync(ctypes.c_void_p(addr), ctypes.c_size_t(size), 4))  # MS_SYNC
+l.sync()
+print("wrote back", *got)
+`
+
+// dirtyPages says how many of the file's pages the host's page cache
+// holds and how many of those are dirty, by cachestat (Linux 6.5).
+func dirtyPages(path string) (cached, dirty uint64, err error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return 0, 0, err
+	}
+	defer f.Close()
+	var rng [2]uint64  // struct cachestat_range: off, len (0: to the end)
+	var stat [5]uint64 // struct cachestat: nr_cache, nr_dirty, nr_writeback, nr_evicted, nr_recently_evicted
+	if _, _, e := unix.Syscall6(451, f.Fd(), uintptr(unsafe.Pointer(&rng)), uintptr(unsafe.Pointer(&stat)), 0, 0, 0); e != 0 {
+		return 0, 0, e
+	}
+	return stat[0], stat[1], nil
+}
+
+// TestHostWriteBackIsLeft: everything the command may write is in tmpfs,
+// where writing back to a disk has nothing to do, and what sync, syncfs,
+// fsync, fdatasync, sync_file_range and msync would write back is the
+// host's: a hook's fsync, through a descriptor opened for reading alone,
+// of a host file a host process had written and left to the kernel's
+// flusher wrote back all 256 of its dirty pages, and a loop of such
+// calls puts the host's disk to work for every process of the host. For
+// every caller and for a --root-sandbox run, each call answers 0, and the
+// host's file, outside every mask, is as dirty after the run as before
+// (the flusher writes back a page dirty for 30 s by default, far longer
+// than the run).
+func TestHostWriteBackIsLeft(t *testing.T) {
+	requireBwrap(t)
+	requireRoot(t, "the file is made outside the masks, under /var/lib")
+	for _, r := range runners(t) {
+		for _, rootSandbox := range []bool{false, true} {
+			if rootSandbox && (r.cred != nil || r.owner != nil) {
+				continue // --root-sandbox is a root caller's, on a root-owned tree
+			}
+			name := r.name
+			if rootSandbox {
+				name += "/root-sandbox"
+			}
+			t.Run(name, func(t *testing.T) {
+				dir := workTree(t)
+				if err := os.WriteFile(filepath.Join(dir, "writeback.py"), []byte(writeBackPy), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				target := filepath.Join(openTempDir(t, "/var/lib", "vigiles-escape-dirty-"), "file")
+				if err := os.WriteFile(target, bytes.Repeat([]byte("host page\n"), 104858), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				_, before, err := dirtyPages(target)
+				if err != nil {
+					if os.Getenv("CI") == "true" {
+						t.Fatalf("CI=true and this kernel tells no file's dirty pages (cachestat, Linux 6.5): %v", err)
+					}
+					t.Skipf("this kernel tells no file's dirty pages (cachestat, Linux 6.5): %v", err)
+				}
+				if before == 0 {
+					t.Fatalf("the host's file has no dirty page before the run: nothing to compare")
+				}
+				args := []string{"--", "python3", "writeback.py", target}
+				if rootSandbox {
+					args = append([]string{"--root-sandbox"}, args...)
+				}
+				res := vigiles(t, r, dir, nil, args...)
+				if !strings.Contains(res.Stdout, "wrote back syncfs=0 fsync=0 fdatasync=0 sync_file_range=0 msync=0\n") || res.ExitCode != 0 {
+					t.Errorf("the hook's write-backs answered otherwise than 0: exit %d\nstdout: %s\nstderr: %s", res.ExitCode, res.Stdout, res.Stderr)
+				}
+				if _, after, err := dirtyPages(target); err != nil || after != before {
+					t.Errorf("after the run the host's file has %d dirty pages (%v), %d before", after, err, before)
+				}
+			})
+		}
+	}
+}

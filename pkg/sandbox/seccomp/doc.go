@@ -13,7 +13,8 @@
 // filter can inspect, and io_setup with ENOSYS, as on a kernel without AIO, since the events of
 // every AIO context count against one limit for the whole host. fadvise64's POSIX_FADV_DONTNEED
 // and madvise's MADV_PAGEOUT answer 0 without being done: they would drop the host's page cache
-// of files the command reads. A system call made under a foreign architecture (the
+// of files the command reads; so do sync, syncfs, fsync, fdatasync, sync_file_range and msync,
+// which would write back the host's dirty pages (what the command writes is all in tmpfs). A system call made under a foreign architecture (the
 // i386 entry point on x86_64, arm32 on aarch64) kills the process, and the
 // x32 ABI is denied.
 //

@@ -38,7 +38,8 @@ const (
 	// falls back to clone, whose flags the filter can read).
 	ActionENOSYS Action = "ENOSYS"
 	// ActionSkip answers 0 without doing the call: advice the kernel
-	// may ignore anyway (fadvise64's POSIX_FADV_DONTNEED).
+	// may ignore anyway (fadvise64's POSIX_FADV_DONTNEED), or a write-back
+	// with nothing of the command's to write (sync, fsync).
 	ActionSkip Action = "skipped"
 	// ActionKill kills the whole process (a foreign architecture).
 	ActionKill Action = "kill"
@@ -101,6 +102,20 @@ var deniedAlways = []string{
 	// CVE-2015-5157, CVE-2017-17053) and uselib (a.out libraries).
 	"modify_ldt", "uselib",
 }
+
+// skippedAlways answer 0 without being done, whatever their arguments:
+// writing back to the disk what is cached there. Everything the command
+// may write is in tmpfs (the scratch that holds the tree's upper layer
+// or its copy, HOME, TMPDIR and /dev/shm), where they have nothing to
+// do; what they would write back is the host's. sync writes back every
+// file system of the host, and syncfs, fsync, fdatasync,
+// sync_file_range and msync a host file's file system or the file
+// itself, through a descriptor opened for reading alone (or a mapping
+// of one): a hook's fsync of a host file it read wrote back all 256
+// dirty pages a host process had left to the kernel's flusher, and a
+// loop of them puts the host's disk to work for the host's every
+// process, at the hook's pace.
+var skippedAlways = []string{"sync", "syncfs", "fsync", "fdatasync", "sync_file_range", "msync"}
 
 // The address families a hook may open sockets of are local sockets, IPv4
 // and IPv6 (which the network namespace and the egress wall govern), and
@@ -191,6 +206,11 @@ func Rules(a Arch) []Rule {
 	for _, n := range deniedAlways {
 		if _, ok := a.Syscalls[n]; ok {
 			rs = append(rs, Rule{Syscall: n, Action: ActionEPERM})
+		}
+	}
+	for _, n := range skippedAlways {
+		if _, ok := a.Syscalls[n]; ok {
+			rs = append(rs, Rule{Syscall: n, Action: ActionSkip})
 		}
 	}
 	rs = append(rs,
@@ -292,8 +312,8 @@ const (
 // Compile builds the filter program for a. It is pure.
 //
 // Layout: check the architecture (kill on mismatch), load the number,
-// deny the x32 range, compare against each always-denied number, send
-// clone3 and io_setup to ENOSYS, send unshare/clone to a CLONE_NEWUSER test on the
+// deny the x32 range, compare against each always-denied number, answer
+// 0 to each always-skipped one, send clone3 and io_setup to ENOSYS, send unshare/clone to a CLONE_NEWUSER test on the
 // first argument, ioctl to a request-number test on the second, fcntl to
 // an F_SETLEASE test on the second,
 // prlimit64 to a test of its pid (the first: 0, the caller, or EPERM),
@@ -319,6 +339,13 @@ func Compile(a Arch) ([]unix.SockFilter, error) {
 			continue
 		}
 		b.jump(unix.BPF_JMP|unix.BPF_JEQ|unix.BPF_K, nr, "eperm", "")
+	}
+	for _, n := range skippedAlways {
+		nr, ok := a.Syscalls[n]
+		if !ok {
+			continue
+		}
+		b.jump(unix.BPF_JMP|unix.BPF_JEQ|unix.BPF_K, nr, "skip", "")
 	}
 	for _, c := range []struct{ name, to string }{
 		{"clone3", "enosys"},
