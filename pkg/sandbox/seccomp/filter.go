@@ -153,9 +153,10 @@ var netlinkProtocols = []uint32{unix.NETLINK_ROUTE, unix.NETLINK_USERSOCK, unix.
 
 const netlinkProtocolsText = "AF_NETLINK, protocol not NETLINK_ROUTE, USERSOCK, SOCK_DIAG, SELINUX, AUDIT, FIB_LOOKUP, CONNECTOR, NETFILTER, KOBJECT_UEVENT or GENERIC"
 
-// CLONE_NEWUSER, the terminal ioctls, fcntl's F_SETLEASE and prlimit64's
-// pid are the argument conditions. prlimit64 on another process is denied because the command
-// shares its uid with the reaper, its pid 1: lowering the reaper's
+// CLONE_NEWUSER, the terminal ioctls, fcntl's F_SETLEASE, prlimit64's pid
+// and the advice of fadvise64 and madvise are the argument conditions.
+// prlimit64 on another process is denied because the command shares its
+// uid with the reaper, its pid 1: lowering the reaper's
 // RLIMIT_NOFILE would keep it from reading /proc, and so from finding the
 // processes a run left or counting its tasks. setrlimit and getrlimit
 // (glibc, Go, a shell's ulimit) pass pid 0, the caller.
@@ -313,18 +314,17 @@ const (
 //
 // Layout: check the architecture (kill on mismatch), load the number,
 // deny the x32 range, compare against each always-denied number, answer
-// 0 to each always-skipped one, send clone3 and io_setup to ENOSYS, send unshare/clone to a CLONE_NEWUSER test on the
-// first argument, ioctl to a request-number test on the second, fcntl to
-// an F_SETLEASE test on the second,
-// prlimit64 to a test of its pid (the first: 0, the caller, or EPERM),
-// fadvise64 and madvise to a test of their advice (0 without the call
-// for POSIX_FADV_DONTNEED and MADV_PAGEOUT),
-// socket/socketpair to a test of the address family (the first) and, for
-// AF_INET, AF_INET6 and AF_NETLINK, of the protocol (the third), and allow
-// the rest. Argument tests read only the low 32 bits: CLONE_NEWUSER
-// lives there, and the kernel truncates an ioctl request and an fcntl
-// command to 32 bits, so high bits set by the caller neither hide nor
-// change the match.
+// 0 to each always-skipped one, send clone3 and io_setup to ENOSYS, send
+// unshare/clone to a CLONE_NEWUSER test on the first argument, ioctl to a
+// request-number test on the second, fcntl to an F_SETLEASE test on the
+// second, prlimit64 to a test of its pid (the first: 0, the caller, or
+// EPERM), fadvise64 and madvise to a test of their advice (0 without the
+// call for POSIX_FADV_DONTNEED and MADV_PAGEOUT), socket/socketpair to a
+// test of the address family (the first) and, for AF_INET, AF_INET6 and
+// AF_NETLINK, of the protocol (the third), and allow the rest. Argument
+// tests read only the low 32 bits: CLONE_NEWUSER lives there, and the
+// kernel truncates an ioctl request and an fcntl command to 32 bits, so
+// high bits set by the caller neither hide nor change the match.
 func Compile(a Arch) ([]unix.SockFilter, error) {
 	var b builder
 	b.stmt(unix.BPF_LD|unix.BPF_W|unix.BPF_ABS, offArch)
