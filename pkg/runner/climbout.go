@@ -116,12 +116,14 @@ func climbOutside(c climb) bool { return leavesDir(c.to) }
 func climbedOut(hs []*Hook, climbs map[*Hook][]climb) report.Finding {
 	sortByDeclaration(hs)
 	var cs []climb
+	seen := map[climb]bool{}
 	for _, h := range hs {
 		for _, c := range climbs[h] {
 			if len(hs) > 1 && c.where == "the command" {
 				c.where = fmt.Sprintf("the command at line %d", h.Location.Line)
 			}
-			if !slices.Contains(cs, c) {
+			if !seen[c] {
+				seen[c] = true
 				cs = append(cs, c)
 			}
 		}
@@ -193,20 +195,28 @@ func leaves(to, root string) bool {
 // scriptClimbs lists, for the tree's shell script rel of the plugin at
 // root, the places its lines reach above root: through
 // ${CLAUDE_PLUGIN_ROOT}, or through a variable a line before set to the
-// script's own directory. Each script is read once a plugin root
-// (s.climbs), as its shell reads it (shellScriptLines).
+// script's own directory: each path once, at the first line that names
+// it, and all of them, not the first few, so that a finding counts those
+// it does not name (the read is bounded: shellScriptLines). Each script
+// is read once a plugin root (s.climbs), as its shell reads it.
 func (s *session) scriptClimbs(rel, root string) []climb {
 	key := rel + "\x00" + root
 	if cs, ok := s.climbs[key]; ok {
 		return cs
 	}
 	var out []climb
+	seen := map[string]bool{}   // the paths out names, each once
 	dirs := map[string]string{} // variable: the directory it holds
 	var names []string          // dirs' keys, sorted
-	for _, l := range s.shellScriptLines(rel) {
-		if len(out) >= maxClimbs {
-			break
+	add := func(cs ...climb) {
+		for _, c := range cs {
+			if !seen[c.to] {
+				seen[c.to] = true
+				out = append(out, c)
+			}
 		}
+	}
+	for _, l := range s.shellScriptLines(rel) {
 		line := l.text
 		where := fmt.Sprintf("%s line %d", shownName(rel), l.at)
 		if m := scriptDirSet().FindStringSubmatch(line); m != nil {
@@ -219,7 +229,7 @@ func (s *session) scriptClimbs(rel, root string) []climb {
 			}
 			continue
 		}
-		out = append(out, rootClimbs(where, line, root)...)
+		add(rootClimbs(where, line, root)...)
 		for _, name := range names {
 			dir := dirs[name]
 			for _, ref := range []string{"${" + name + "}", "$" + name} {
@@ -239,7 +249,7 @@ func (s *session) scriptClimbs(rel, root string) []climb {
 					// The variable may hold a directory above root
 					// already (ROOT=$(cd "$(dirname "$0")/../.." && pwd)).
 					if to := path.Join(dir, p); leaves(to, root) {
-						out = append(out, climb{where, ref + p, to})
+						add(climb{where, ref + p, to})
 					}
 				}
 			}

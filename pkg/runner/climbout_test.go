@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -126,5 +127,58 @@ func TestHookClimbsOutGroupedByPlugin(t *testing.T) {
 				t.Errorf("no finding says %q:\n%s", w, strings.Join(got, "\n"))
 			}
 		}
+	}
+}
+
+// TestClimbsPastTheBound: a hook's places above its plugin are named up
+// to the bound and the rest counted, truly, however many a script holds:
+// a script's places were read only up to the bound, so the fourth and
+// later went uncounted (a script of five places was named as three, with
+// no "more"), and a group of hooks that runs one script named three
+// where it names six.
+func TestClimbsPastTheBound(t *testing.T) {
+	script := func(n int) string {
+		s := "#!/bin/sh\nD=$(dirname \"$0\")\n"
+		for i := range n {
+			s += fmt.Sprintf(". \"$D/../../lib%d.sh\"\n", i+1)
+		}
+		return s
+	}
+	named := func(lines ...int) string {
+		var said []string
+		for _, l := range lines {
+			said = append(said, fmt.Sprintf("plugins/p/x.sh line %d names $D/../../lib%d.sh, which is lib%d.sh", l+2, l, l))
+		}
+		return strings.Join(said, "; ")
+	}
+	one := `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "sh ${CLAUDE_PLUGIN_ROOT}/x.sh"}]}]}}`
+	for _, c := range []struct {
+		name, hooks string
+		places      int
+		want        string
+	}{
+		{"at the bound", one, 3, ": " + named(1, 2, 3) + "; in the repository it finds"},
+		{"one past it", one, 4, ": " + named(1, 2, 3) + "; and 1 more; in the repository it finds"},
+		{"five past it", one, 8, ": " + named(1, 2, 3) + "; and 5 more; in the repository it finds"},
+		{"a command's place and a script's", `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "sh ${CLAUDE_PLUGIN_ROOT}/x.sh ${CLAUDE_PLUGIN_ROOT}/../up"}]}]}}`, 5,
+			": the command names ${CLAUDE_PLUGIN_ROOT}/../up, which is plugins/up; " + named(1, 2) + "; and 3 more; in the repository it finds"},
+		{"two hooks, at the group's bound", `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "sh ${CLAUDE_PLUGIN_ROOT}/x.sh"}]}],
+			"SessionEnd": [{"hooks": [{"type": "command", "command": "sh ${CLAUDE_PLUGIN_ROOT}/x.sh"}]}]}}`, 6,
+			"(Stop at line 1 and SessionEnd at line 2) reach above its directory plugins/p: " + named(1, 2, 3, 4, 5, 6) + "; in the repository they find"},
+		{"two hooks, one past the group's bound", `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "sh ${CLAUDE_PLUGIN_ROOT}/x.sh"}]}],
+			"SessionEnd": [{"hooks": [{"type": "command", "command": "sh ${CLAUDE_PLUGIN_ROOT}/x.sh"}]}]}}`, 7,
+			"(Stop at line 1 and SessionEnd at line 2) reach above its directory plugins/p: " + named(1, 2, 3, 4, 5, 6) + "; and 1 more; in the repository they find"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			got := climbMessages(t, makeTree(t, map[string]string{
+				".claude-plugin/marketplace.json":      `{"name": "m", "plugins": [{"name": "p", "source": "./plugins/p"}]}`,
+				"plugins/p/.claude-plugin/plugin.json": `{"name": "p"}`,
+				"plugins/p/hooks/hooks.json":           c.hooks,
+				"plugins/p/x.sh":                       script(c.places),
+			}))
+			if len(got) != 1 || !strings.Contains(got[0], c.want) {
+				t.Errorf("escapes-plugin findings:\n%s\nwant one that says %q", strings.Join(got, "\n"), c.want)
+			}
+		})
 	}
 }
