@@ -134,7 +134,9 @@ func climbedOut(hs []*Hook, climbs map[*Hook][]climb) report.Finding {
 		bound = maxGroupClimbs
 	}
 	var said []string
-	out := false // a path above the repository itself
+	// A path above the repository itself, named or counted: the run
+	// does not find it either.
+	out := slices.ContainsFunc(cs, climbOutside)
 	for i, c := range cs {
 		if i == bound {
 			said = append(said, fmt.Sprintf("and %d more", len(cs)-bound))
@@ -145,7 +147,7 @@ func climbedOut(hs []*Hook, climbs map[*Hook][]climb) report.Finding {
 		case c.to == ".":
 			to = "the repository's root"
 		case climbOutside(c):
-			to, out = "outside the repository too ("+to+")", true
+			to = "outside the repository too (" + to + ")"
 		}
 		said = append(said, fmt.Sprintf("%s names %s, which is %s", c.where, shownCut(c.written, maxFetchSpec), to))
 	}

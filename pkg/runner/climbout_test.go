@@ -182,3 +182,21 @@ func TestClimbsPastTheBound(t *testing.T) {
 		})
 	}
 }
+
+// TestClimbOutsideTheRepositoryPastTheBound: a hook one of whose places
+// past the named three leads above the repository itself is said not to
+// find it in this run either, as its group (apart from the hooks whose
+// places stay in the repository) already held; it was said to find
+// what lies there.
+func TestClimbOutsideTheRepositoryPastTheBound(t *testing.T) {
+	got := climbMessages(t, makeTree(t, map[string]string{
+		".claude-plugin/marketplace.json":      `{"name": "m", "plugins": [{"name": "p", "source": "./plugins/p"}]}`,
+		"plugins/p/.claude-plugin/plugin.json": `{"name": "p"}`,
+		"plugins/p/hooks/hooks.json":           `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "sh ${CLAUDE_PLUGIN_ROOT}/x.sh"}]}]}}`,
+		"plugins/p/x.sh":                       "#!/bin/sh\nD=$(dirname \"$0\")\n. \"$D/../a.sh\"\n. \"$D/../b.sh\"\n. \"$D/../c.sh\"\n. \"$D/../../../far.sh\"\n",
+	}))
+	want := "plugins/p/x.sh line 5 names $D/../c.sh, which is plugins/c.sh; and 1 more; what lies outside the repository it does not find here either"
+	if len(got) != 1 || !strings.Contains(got[0], want) {
+		t.Errorf("escapes-plugin findings:\n%s\nwant one that says %q", strings.Join(got, "\n"), want)
+	}
+}
