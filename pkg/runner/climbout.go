@@ -112,7 +112,9 @@ func climbOutside(c climb) bool { return leavesDir(c.to) }
 // one plugin, each of which reaches above its directory at the places
 // climbs gives it: one hook's names the hook, several hooks' stands at
 // the first declared and names them (event, matcher, line) and their
-// places, in that order, each once.
+// places, in that order, each once; a command's by its hook's line, and
+// file where another file of the plugin declares it (placeNamed), as
+// hooksNamed names the hook.
 func climbedOut(hs []*Hook, climbs map[*Hook][]climb) report.Finding {
 	sortByDeclaration(hs)
 	var cs []climb
@@ -120,7 +122,7 @@ func climbedOut(hs []*Hook, climbs map[*Hook][]climb) report.Finding {
 	for _, h := range hs {
 		for _, c := range climbs[h] {
 			if len(hs) > 1 && c.where == "the command" {
-				c.where = fmt.Sprintf("the command at line %d", h.Location.Line)
+				c.where = "the command at " + placeNamed(h.Location, hs[0].Location)
 			}
 			if !seen[c] {
 				seen[c] = true

@@ -200,3 +200,24 @@ func TestClimbOutsideTheRepositoryPastTheBound(t *testing.T) {
 		t.Errorf("escapes-plugin findings:\n%s\nwant one that says %q", strings.Join(got, "\n"), want)
 	}
 }
+
+// TestClimbOfACommandInAnotherFile: of a plugin's hooks that reach above
+// it from its manifest and from its hooks file, the command of the file
+// the finding does not stand in is named by that file and line, as its
+// hook is, where "the command at line 2" named the line of the other
+// file; two commands at one line of each, alike, are two places.
+func TestClimbOfACommandInAnotherFile(t *testing.T) {
+	got := climbMessages(t, makeTree(t, map[string]string{
+		".claude-plugin/marketplace.json": `{"name": "m", "plugins": [{"name": "p", "source": "./plugins/p"}]}`,
+		"plugins/p/.claude-plugin/plugin.json": `{"name": "p",
+			"hooks": {"hooks": {"SessionStart": [{"hooks": [{"type": "command", "command": "bash ${CLAUDE_PLUGIN_ROOT}/../a.sh"}]}]}}}`,
+		"plugins/p/hooks/hooks.json": `{"hooks": {
+			"Stop": [{"hooks": [{"type": "command", "command": "bash ${CLAUDE_PLUGIN_ROOT}/../a.sh"}]}]}}`,
+	}))
+	want := "2 hooks of plugin p (SessionStart at line 2 and Stop at plugins/p/hooks/hooks.json:2) reach above its directory plugins/p: " +
+		"the command at line 2 names ${CLAUDE_PLUGIN_ROOT}/../a.sh, which is plugins/a.sh; " +
+		"the command at plugins/p/hooks/hooks.json:2 names ${CLAUDE_PLUGIN_ROOT}/../a.sh, which is plugins/a.sh; in the repository they find"
+	if len(got) != 1 || !strings.Contains(got[0], want) {
+		t.Errorf("escapes-plugin findings:\n%s\nwant one that says %q", strings.Join(got, "\n"), want)
+	}
+}
