@@ -41,6 +41,10 @@ type fetched struct {
 	// checkout of a full commit after it in the same line or script
 	// pins (pinCheckedOut).
 	checkout bool
+	// unread says it stands for the packages past maxFetchPackages of
+	// one command, which are not read one by one: how many they are is
+	// not known, so a finding does not count it as one fetch.
+	unread bool
 }
 
 // unsureAfter is f where an option vigiles does not know (unsure, ""
@@ -1943,7 +1947,7 @@ func (o uvOptions) withFetches(runner string) []fetched {
 		out = append(out, f.unsureAfter(o.unsure, runner, ""))
 	}
 	if o.withMore {
-		out = append(out, fetched{runner: runner, spec: "--with …",
+		out = append(out, fetched{runner: runner, spec: "--with …", unread: true,
 			why: fmt.Sprintf("more packages than vigiles reads one by one (%d): the rest are not read", maxFetchPackages),
 			fix: "keep the packages in a lock file in the tree"})
 	}
@@ -2157,7 +2161,7 @@ func npmInstallFetches(runner string, args []string) []fetched {
 			break
 		}
 		if len(out) == maxFetchPackages {
-			out = append(out, fetched{runner: runner, spec: "…", why: "more packages than vigiles reads one by one"})
+			out = append(out, fetched{runner: runner, spec: "…", why: "more packages than vigiles reads one by one", unread: true})
 			break
 		}
 		if f, ok := npmFetch(runner, rest[0]); ok {
@@ -2232,7 +2236,7 @@ func pipInstallFetches(runner string, args []string) []fetched {
 	}
 	for _, spec := range specs {
 		if len(out) == maxFetchPackages {
-			out = append(out, fetched{runner: runner, spec: "…", why: "more packages than vigiles reads one by one"})
+			out = append(out, fetched{runner: runner, spec: "…", why: "more packages than vigiles reads one by one", unread: true})
 			break
 		}
 		if strings.HasSuffix(spec, ".whl") && !strings.Contains(spec, "://") {
@@ -2815,7 +2819,25 @@ func fetchedMessage(who string, fs []fetched) (string, report.Severity) {
 	var parts, fixes []string
 	for i, f := range fs {
 		if i == maxFetchNamed {
-			parts = append(parts, fmt.Sprintf("and %d more", len(fs)-maxFetchNamed))
+			// The packages past those read one by one (fetched.unread)
+			// are not counted as one: "and 254 more" of a command of
+			// three hundred said that 257 are fetched.
+			n, unread := 0, false
+			for _, f := range fs[i:] {
+				if f.unread {
+					unread = true
+				} else {
+					n++
+				}
+			}
+			switch {
+			case !unread:
+				parts = append(parts, fmt.Sprintf("and %d more", n))
+			case n == 0:
+				parts = append(parts, "and more packages than vigiles reads one by one")
+			default:
+				parts = append(parts, fmt.Sprintf("and %d more, and more packages than vigiles reads one by one", n))
+			}
 			break
 		}
 		if f.pinned {

@@ -1011,3 +1011,33 @@ func TestFetchedCodeOfOneCommandOnSeveralHooks(t *testing.T) {
 		}
 	}
 }
+
+// TestFetchesPastTheBoundCounted: the fetches past the three named are
+// counted as the packages they are, and the packages past those vigiles
+// reads one by one are said as such, not counted as one more package: a
+// command that installs three hundred said "and 254 more" (257 in all).
+func TestFetchesPastTheBoundCounted(t *testing.T) {
+	pkgs := func(n int, sep string) string {
+		var ps []string
+		for i := range n {
+			ps = append(ps, fmt.Sprintf("p%d", i))
+		}
+		return strings.Join(ps, sep)
+	}
+	past := ", and more packages than vigiles reads one by one;"
+	for _, c := range []struct{ command, want string }{
+		{"npm install " + pkgs(3, " "), "npm install fetches p2 (no version: whatever the registry serves as latest); what runs"},
+		{"npm install " + pkgs(4, " "), "; and 1 more; what runs"},
+		{"npm install " + pkgs(maxFetchPackages, " "), fmt.Sprintf("; and %d more; what runs", maxFetchPackages-3)},
+		{"npm install " + pkgs(maxFetchPackages+1, " "), fmt.Sprintf("; and %d more", maxFetchPackages-3) + past},
+		{"npm install " + pkgs(300, " "), fmt.Sprintf("; and %d more", maxFetchPackages-3) + past},
+		{"pip install " + pkgs(300, " "), fmt.Sprintf("; and %d more", maxFetchPackages-3) + past},
+		{"uvx --with " + pkgs(300, ",") + " tool", fmt.Sprintf("; and %d more", maxFetchPackages-2) + past},
+		{"npm install " + pkgs(300, " ") + "; npx a; npx b", fmt.Sprintf("; and %d more", maxFetchPackages-1) + past},
+	} {
+		msg, _ := fetchedMessage("hook h", fetchesInShell(c.command, 0))
+		if !strings.Contains(msg, c.want) {
+			t.Errorf("%.40s…: %q\nwant it to say %q", c.command, msg, c.want)
+		}
+	}
+}
