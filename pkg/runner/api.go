@@ -236,7 +236,7 @@ type session struct {
 	dir string
 	// bunSeen holds, by script and plugin root, the packages Bun
 	// auto-installs for it (bunImports), read once.
-	bunSeen map[string][]string
+	bunSeen map[string]bunSeen
 	// hookFileWalks holds, by hook, the files of the tree its command
 	// runs (hookFiles), walked once.
 	hookFileWalks map[*Hook][]BaselineFile

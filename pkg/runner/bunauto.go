@@ -2,6 +2,7 @@ package runner
 
 import (
 	"encoding/json"
+	"fmt"
 	"path"
 	"path/filepath"
 	"slices"
@@ -88,7 +89,7 @@ func (t *treeRead) bunRun(args []string, dir string) {
 	if !(root == "." || rel == root || strings.HasPrefix(rel, root+"/")) || t.s.nodeModulesAbove(rel, root) {
 		return
 	}
-	pkgs := t.s.bunImports(rel, root)
+	pkgs, more := t.s.bunImports(rel, root)
 	if len(pkgs) == 0 {
 		return
 	}
@@ -106,6 +107,10 @@ func (t *treeRead) bunRun(args []string, dir string) {
 			f.why = "the version " + shownCut(v, maxMonitorName) + " its package.json gives, which a new release moves"
 		}
 		t.out = append(t.out, f)
+	}
+	if more {
+		t.out = append(t.out, fetched{runner: runner, spec: "…", unread: true, fix: fix,
+			why: fmt.Sprintf("more packages than vigiles reads one by one (%d): the rest are not read", maxBunImports)})
 	}
 }
 
@@ -160,16 +165,16 @@ var npmName = lazyRE(`^(?:@[a-z0-9][a-z0-9._~-]*/)?[a-z0-9][a-z0-9._~-]*$`)
 // script rel imports, and the scripts of the tree it imports by a
 // relative path in turn, inside root, to maxBunFiles files and
 // maxRelImports lookups a file: not Node.js's or Bun's own modules, a
-// path, a URL, or a type-only import. The session reads each script
+// path, a URL, or a type-only import; more says it imports more than
+// maxBunImports, whose rest are not named. The session reads each script
 // once (bunSeen), however many hooks run it.
-func (s *session) bunImports(rel, root string) []string {
+func (s *session) bunImports(rel, root string) (pkgs []string, more bool) {
 	key := rel + "\x00" + root
-	if pkgs, ok := s.bunSeen[key]; ok {
-		return pkgs
+	if seen, ok := s.bunSeen[key]; ok {
+		return seen.pkgs, seen.more
 	}
 	seen := map[string]bool{rel: true}
 	queue := []string{rel}
-	var pkgs []string
 	for len(queue) > 0 && len(seen) <= maxBunFiles {
 		f := queue[0]
 		queue = queue[1:]
@@ -194,7 +199,11 @@ func (s *session) bunImports(rel, root string) []string {
 			case strings.HasPrefix(spec, "/") || strings.Contains(spec, ":") || spec == "bun" || strings.HasPrefix(spec, "bun:") || nodeBuiltin[strings.SplitN(spec, "/", 2)[0]]:
 			default:
 				looked[spec] = true
-				if name := npmPackageName(spec); npmName().MatchString(name) && !slices.Contains(pkgs, name) && len(pkgs) < maxBunImports {
+				if name := npmPackageName(spec); npmName().MatchString(name) && !slices.Contains(pkgs, name) {
+					if len(pkgs) == maxBunImports {
+						more = true
+						continue
+					}
 					pkgs = append(pkgs, name)
 				}
 			}
@@ -202,10 +211,17 @@ func (s *session) bunImports(rel, root string) []string {
 	}
 	slices.Sort(pkgs)
 	if s.bunSeen == nil {
-		s.bunSeen = map[string][]string{}
+		s.bunSeen = map[string]bunSeen{}
 	}
-	s.bunSeen[key] = pkgs
-	return pkgs
+	s.bunSeen[key] = bunSeen{pkgs, more}
+	return pkgs, more
+}
+
+// bunSeen is what bunImports read of a script: the packages, and whether
+// it imports more than maxBunImports, the rest not named.
+type bunSeen struct {
+	pkgs []string
+	more bool
 }
 
 // relImport is the tree's script that the relative specifier spec,

@@ -2,6 +2,8 @@ package runner
 
 import (
 	"context"
+	"fmt"
+	"strings"
 	"testing"
 )
 
@@ -14,6 +16,13 @@ import (
 // --no-install, a project's hook and a script outside the plugin name
 // nothing.
 func TestBunAutoInstallFetched(t *testing.T) {
+	many := func(n int) string {
+		var b strings.Builder
+		for i := range n {
+			fmt.Fprintf(&b, "import p%d from 'p%d';\n", i, i)
+		}
+		return b.String()
+	}
 	server := `import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { z } from 'zod';
 import fs from "node:fs";
@@ -76,6 +85,25 @@ const site = "https://example.test/x"; import("yaml");
 				".claude/settings.json": `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "bun .claude/hooks/stop.ts"}]}]}}`,
 				".claude/hooks/stop.ts": "import { z } from 'zod';\n",
 			},
+		},
+		{
+			// Counted past the three named, those past the bound of
+			// one script's imports said as such: no "and 254 more" of
+			// three hundred, or "and 253 more" alone.
+			name: "at the bound of one script's packages",
+			files: map[string]string{
+				"plugins/p/hooks/hooks.json": `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "bun ${CLAUDE_PLUGIN_ROOT}/hooks/stop.ts"}]}]}}`,
+				"plugins/p/hooks/stop.ts":    many(maxBunImports),
+			},
+			want: []string{"warning discovery/fetched-code", fmt.Sprintf("; and %d more; what runs", maxBunImports-3)},
+		},
+		{
+			name: "past the bound of one script's packages",
+			files: map[string]string{
+				"plugins/p/hooks/hooks.json": `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "bun ${CLAUDE_PLUGIN_ROOT}/hooks/stop.ts"}]}]}}`,
+				"plugins/p/hooks/stop.ts":    many(300),
+			},
+			want: []string{"warning discovery/fetched-code", fmt.Sprintf("; and %d more, and more packages than vigiles reads one by one; what runs", maxBunImports-3)},
 		},
 		{
 			name: "only Node.js's and Bun's own modules",
