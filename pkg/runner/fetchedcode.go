@@ -41,9 +41,10 @@ type fetched struct {
 	// checkout of a full commit after it in the same line or script
 	// pins (pinCheckedOut).
 	checkout bool
-	// unread says it stands for the packages past maxFetchPackages of
-	// one command, which are not read one by one: how many they are is
-	// not known, so a finding does not count it as one fetch.
+	// unread says it stands for the fetches past those vigiles reads
+	// one by one of one command or script (maxFetchPackages, a bun
+	// script's maxBunImports): how many they are is not known, so a
+	// finding does not count it as one fetch.
 	unread bool
 }
 

@@ -1041,3 +1041,33 @@ func TestFetchesPastTheBoundCounted(t *testing.T) {
 		}
 	}
 }
+
+// TestScriptFetchesPastTheBound: a script of the tree that fetches more
+// than vigiles reads one by one has the rest said, not dropped unsaid
+// ("and 253 more" of three hundred); one at the bound says no more.
+func TestScriptFetchesPastTheBound(t *testing.T) {
+	for _, c := range []struct {
+		fetches int
+		want    string
+	}{
+		{maxFetchPackages, fmt.Sprintf("; and %d more; what runs", maxFetchPackages-3)},
+		{300, fmt.Sprintf("; and %d more, and more packages than vigiles reads one by one; what runs", maxFetchPackages-3)},
+	} {
+		var script strings.Builder
+		script.WriteString("#!/bin/sh\n")
+		for i := range c.fetches {
+			fmt.Fprintf(&script, "npx -y p%d\n", i)
+		}
+		rep, err := Audit(context.Background(), Options{Dir: makeTree(t, map[string]string{
+			".claude/settings.json": `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "sh .claude/hooks/stop.sh"}]}]}}`,
+			".claude/hooks/stop.sh": script.String(),
+		}), Executor: fakeHooks()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := fetchedLines(rep)
+		if len(got) != 1 || !strings.Contains(got[0], c.want) {
+			t.Errorf("a script of %d fetches: %q\nwant one finding that says %q", c.fetches, got, c.want)
+		}
+	}
+}

@@ -37,7 +37,9 @@ func (s *session) scriptLineFetches(h *Hook) []fetched {
 }
 
 // readScriptFetches reads the tree's file rel, where it is a shell
-// script, for what each of its lines fetches (shellScriptLines).
+// script, for what each of its lines fetches (shellScriptLines), up to
+// maxFetchPackages fetches, then one that says more are there
+// (fetched.unread).
 func (s *session) readScriptFetches(rel string) []fetched {
 	var out []fetched
 	for _, l := range s.shellScriptLines(rel) {
@@ -48,10 +50,12 @@ func (s *session) readScriptFetches(rel string) []fetched {
 		}
 		for _, f := range fetchesInShell(l.text, 0) {
 			f.runner = fmt.Sprintf("%s, in %s line %d,", f.runner, shownCut(rel, maxFetchSpec), l.at)
-			out = append(out, f)
 			if len(out) == maxFetchPackages {
-				return out
+				// The rest are not read, but said to be there.
+				return append(out, fetched{runner: "the script " + shownCut(rel, maxFetchSpec), spec: "…", unread: true,
+					why: fmt.Sprintf("more fetches than vigiles reads one by one of a script (%d): the rest are not read", maxFetchPackages)})
 			}
+			out = append(out, f)
 		}
 	}
 	return out
