@@ -37,28 +37,20 @@ func TestHostCountsOfAIOQueuesPtysAndPortsAreLeft(t *testing.T) {
 	}
 	defer ln.Close()
 	port := ln.Addr().(*net.TCPAddr).Port
-	for _, r := range runners(t) {
-		for _, rootSandbox := range []bool{false, true} {
-			if rootSandbox && (r.cred != nil || r.owner != nil || os.Geteuid() != 0) {
-				continue // --root-sandbox is a root caller's, on a root-owned tree
-			}
-			name := r.name
+	for _, c := range callers(t) {
+		r, rootSandbox, name := c.runner, c.rootSandbox, c.name()
+		t.Run(name, func(t *testing.T) {
+			dir := workTree(t)
+			args := []string{"--env", fmt.Sprintf("PORT=%d", port), "--", "python3", "redteam10.py"}
 			if rootSandbox {
-				name += "/root-sandbox"
+				args = append([]string{"--root-sandbox"}, args...)
 			}
-			t.Run(name, func(t *testing.T) {
-				dir := workTree(t)
-				args := []string{"--env", fmt.Sprintf("PORT=%d", port), "--", "python3", "redteam10.py"}
-				if rootSandbox {
-					args = append([]string{"--root-sandbox"}, args...)
-				}
-				res := vigiles(t, r, dir, nil, args...)
-				checkAttempts(t, res, want)
-				if !strings.Contains(res.Stdout, fmt.Sprintf("\nran %d\n", want)) || res.ExitCode != 0 || res.Error != "" {
-					t.Errorf("the run did not end as the script did: exit %d, error %q\nstdout: %s\nstderr: %s", res.ExitCode, res.Error, res.Stdout, res.Stderr)
-				}
-			})
-		}
+			res := vigiles(t, r, dir, nil, args...)
+			checkAttempts(t, res, want)
+			if !strings.Contains(res.Stdout, fmt.Sprintf("\nran %d\n", want)) || res.ExitCode != 0 || res.Error != "" {
+				t.Errorf("the run did not end as the script did: exit %d, error %q\nstdout: %s\nstderr: %s", res.ExitCode, res.Error, res.Stdout, res.Stderr)
+			}
+		})
 	}
 }
 
@@ -116,40 +108,32 @@ func TestHostAIOContextsAreLeft(t *testing.T) {
 		}
 		t.Skipf("this host makes no AIO context of its own (%v): nothing to compare", err)
 	}
-	for _, r := range runners(t) {
-		for _, rootSandbox := range []bool{false, true} {
-			if rootSandbox && (r.cred != nil || r.owner != nil || os.Geteuid() != 0) {
-				continue // --root-sandbox is a root caller's, on a root-owned tree
+	for _, c := range callers(t) {
+		r, rootSandbox, name := c.runner, c.rootSandbox, c.name()
+		t.Run(name, func(t *testing.T) {
+			dir := workTree(t)
+			if err := os.WriteFile(filepath.Join(dir, "aiohold.py"), []byte(aioHoldPy), 0o644); err != nil {
+				t.Fatal(err)
 			}
-			name := r.name
+			args := []string{"--", "python3", "aiohold.py"}
 			if rootSandbox {
-				name += "/root-sandbox"
+				args = append([]string{"--root-sandbox"}, args...)
 			}
-			t.Run(name, func(t *testing.T) {
-				dir := workTree(t)
-				if err := os.WriteFile(filepath.Join(dir, "aiohold.py"), []byte(aioHoldPy), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				args := []string{"--", "python3", "aiohold.py"}
-				if rootSandbox {
-					args = append([]string{"--root-sandbox"}, args...)
-				}
-				h := startHolding(t, r, dir, args...)
-				if h.first != "held 0 ENOSYS\n" {
-					t.Errorf("the hook's AIO contexts: %q, want none held, the first io_setup ENOSYS", strings.TrimSpace(h.first))
-				}
-				// While the hook holds what it could, the host makes a
-				// context of its own (as the caller).
-				probe := exec.Command("/usr/bin/python3", "-c", aioProbePy)
-				if r.cred != nil {
-					probe.SysProcAttr = &syscall.SysProcAttr{Credential: r.cred}
-				}
-				if out, err := probe.CombinedOutput(); err != nil {
-					t.Errorf("while the hook ran, the host could make no AIO context of 4,096 events: %v %s", err, out)
-				}
-				h.finish(t)
-			})
-		}
+			h := startHolding(t, r, dir, args...)
+			if h.first != "held 0 ENOSYS\n" {
+				t.Errorf("the hook's AIO contexts: %q, want none held, the first io_setup ENOSYS", strings.TrimSpace(h.first))
+			}
+			// While the hook holds what it could, the host makes a
+			// context of its own (as the caller).
+			probe := exec.Command("/usr/bin/python3", "-c", aioProbePy)
+			if r.cred != nil {
+				probe.SysProcAttr = &syscall.SysProcAttr{Credential: r.cred}
+			}
+			if out, err := probe.CombinedOutput(); err != nil {
+				t.Errorf("while the hook ran, the host could make no AIO context of 4,096 events: %v %s", err, out)
+			}
+			h.finish(t)
+		})
 	}
 }
 
@@ -228,57 +212,49 @@ func resident(t *testing.T, path string) (in, all int) {
 func TestHostPageCacheIsLeft(t *testing.T) {
 	requireBwrap(t)
 	requireRoot(t, "the file is made for the sandbox's uid outside the masks, under /var/lib")
-	for _, r := range runners(t) {
-		for _, rootSandbox := range []bool{false, true} {
-			if rootSandbox && (r.cred != nil || r.owner != nil) {
-				continue // --root-sandbox is a root caller's, on a root-owned tree
-			}
-			name := r.name
-			if rootSandbox {
-				name += "/root-sandbox"
-			}
-			for _, how := range []string{"fadvise", "pageout"} {
-				t.Run(name+"/"+how, func(t *testing.T) {
-					dir := workTree(t)
-					if err := os.WriteFile(filepath.Join(dir, "evict.py"), []byte(evictPy), 0o644); err != nil {
+	for _, c := range callers(t) {
+		r, rootSandbox, name := c.runner, c.rootSandbox, c.name()
+		for _, how := range []string{"fadvise", "pageout"} {
+			t.Run(name+"/"+how, func(t *testing.T) {
+				dir := workTree(t)
+				if err := os.WriteFile(filepath.Join(dir, "evict.py"), []byte(evictPy), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				target := filepath.Join(openTempDir(t, "/var/lib", "vigiles-escape-cache-"), "file")
+				f, err := os.OpenFile(target, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+				if err != nil {
+					t.Fatal(err)
+				}
+				// Written back to the disk, so that its pages are clean: a
+				// dirty page is not dropped.
+				if _, err := f.Write(bytes.Repeat([]byte("host page\n"), 6554)); err != nil {
+					t.Fatal(err)
+				}
+				if err := f.Sync(); err != nil {
+					t.Fatal(err)
+				}
+				f.Close()
+				if r.owner != nil {
+					if err := os.Chown(target, int(r.owner.Uid), int(r.owner.Gid)); err != nil {
 						t.Fatal(err)
 					}
-					target := filepath.Join(openTempDir(t, "/var/lib", "vigiles-escape-cache-"), "file")
-					f, err := os.OpenFile(target, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-					if err != nil {
-						t.Fatal(err)
-					}
-					// Written back to the disk, so that its pages are clean: a
-					// dirty page is not dropped.
-					if _, err := f.Write(bytes.Repeat([]byte("host page\n"), 6554)); err != nil {
-						t.Fatal(err)
-					}
-					if err := f.Sync(); err != nil {
-						t.Fatal(err)
-					}
-					f.Close()
-					if r.owner != nil {
-						if err := os.Chown(target, int(r.owner.Uid), int(r.owner.Gid)); err != nil {
-							t.Fatal(err)
-						}
-					}
-					// The file was just written: every page is in the cache.
-					if in, all := resident(t, target); in != all {
-						t.Fatalf("the host caches %d of the file's %d pages before the run", in, all)
-					}
-					args := []string{"--", "python3", "evict.py", target, how}
-					if rootSandbox {
-						args = append([]string{"--root-sandbox"}, args...)
-					}
-					res := vigiles(t, r, dir, nil, args...)
-					if !strings.Contains(res.Stdout, "advised 0\n") || res.ExitCode != 0 {
-						t.Errorf("the hook's advice answered otherwise than 0: exit %d\nstdout: %s\nstderr: %s", res.ExitCode, res.Stdout, res.Stderr)
-					}
-					if in, all := resident(t, target); in != all {
-						t.Errorf("after the run the host caches %d of the file's %d pages, all before", in, all)
-					}
-				})
-			}
+				}
+				// The file was just written: every page is in the cache.
+				if in, all := resident(t, target); in != all {
+					t.Fatalf("the host caches %d of the file's %d pages before the run", in, all)
+				}
+				args := []string{"--", "python3", "evict.py", target, how}
+				if rootSandbox {
+					args = append([]string{"--root-sandbox"}, args...)
+				}
+				res := vigiles(t, r, dir, nil, args...)
+				if !strings.Contains(res.Stdout, "advised 0\n") || res.ExitCode != 0 {
+					t.Errorf("the hook's advice answered otherwise than 0: exit %d\nstdout: %s\nstderr: %s", res.ExitCode, res.Stdout, res.Stderr)
+				}
+				if in, all := resident(t, target); in != all {
+					t.Errorf("after the run the host caches %d of the file's %d pages, all before", in, all)
+				}
+			})
 		}
 	}
 }
@@ -337,46 +313,38 @@ func dirtyPages(path string) (cached, dirty uint64, err error) {
 func TestHostWriteBackIsLeft(t *testing.T) {
 	requireBwrap(t)
 	requireRoot(t, "the file is made outside the masks, under /var/lib")
-	for _, r := range runners(t) {
-		for _, rootSandbox := range []bool{false, true} {
-			if rootSandbox && (r.cred != nil || r.owner != nil) {
-				continue // --root-sandbox is a root caller's, on a root-owned tree
+	for _, c := range callers(t) {
+		r, rootSandbox, name := c.runner, c.rootSandbox, c.name()
+		t.Run(name, func(t *testing.T) {
+			dir := workTree(t)
+			if err := os.WriteFile(filepath.Join(dir, "writeback.py"), []byte(writeBackPy), 0o644); err != nil {
+				t.Fatal(err)
 			}
-			name := r.name
+			target := filepath.Join(openTempDir(t, "/var/lib", "vigiles-escape-dirty-"), "file")
+			if err := os.WriteFile(target, bytes.Repeat([]byte("host page\n"), 104858), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			_, before, err := dirtyPages(target)
+			if err != nil {
+				if os.Getenv("CI") == "true" {
+					t.Fatalf("CI=true and this kernel tells no file's dirty pages (cachestat, Linux 6.5): %v", err)
+				}
+				t.Skipf("this kernel tells no file's dirty pages (cachestat, Linux 6.5): %v", err)
+			}
+			if before == 0 {
+				t.Fatalf("the host's file has no dirty page before the run: nothing to compare")
+			}
+			args := []string{"--", "python3", "writeback.py", target}
 			if rootSandbox {
-				name += "/root-sandbox"
+				args = append([]string{"--root-sandbox"}, args...)
 			}
-			t.Run(name, func(t *testing.T) {
-				dir := workTree(t)
-				if err := os.WriteFile(filepath.Join(dir, "writeback.py"), []byte(writeBackPy), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				target := filepath.Join(openTempDir(t, "/var/lib", "vigiles-escape-dirty-"), "file")
-				if err := os.WriteFile(target, bytes.Repeat([]byte("host page\n"), 104858), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				_, before, err := dirtyPages(target)
-				if err != nil {
-					if os.Getenv("CI") == "true" {
-						t.Fatalf("CI=true and this kernel tells no file's dirty pages (cachestat, Linux 6.5): %v", err)
-					}
-					t.Skipf("this kernel tells no file's dirty pages (cachestat, Linux 6.5): %v", err)
-				}
-				if before == 0 {
-					t.Fatalf("the host's file has no dirty page before the run: nothing to compare")
-				}
-				args := []string{"--", "python3", "writeback.py", target}
-				if rootSandbox {
-					args = append([]string{"--root-sandbox"}, args...)
-				}
-				res := vigiles(t, r, dir, nil, args...)
-				if !strings.Contains(res.Stdout, "wrote back syncfs=0 fsync=0 fdatasync=0 sync_file_range=0 msync=0\n") || res.ExitCode != 0 {
-					t.Errorf("the hook's write-backs answered otherwise than 0: exit %d\nstdout: %s\nstderr: %s", res.ExitCode, res.Stdout, res.Stderr)
-				}
-				if _, after, err := dirtyPages(target); err != nil || after != before {
-					t.Errorf("after the run the host's file has %d dirty pages (%v), %d before", after, err, before)
-				}
-			})
-		}
+			res := vigiles(t, r, dir, nil, args...)
+			if !strings.Contains(res.Stdout, "wrote back syncfs=0 fsync=0 fdatasync=0 sync_file_range=0 msync=0\n") || res.ExitCode != 0 {
+				t.Errorf("the hook's write-backs answered otherwise than 0: exit %d\nstdout: %s\nstderr: %s", res.ExitCode, res.Stdout, res.Stderr)
+			}
+			if _, after, err := dirtyPages(target); err != nil || after != before {
+				t.Errorf("after the run the host's file has %d dirty pages (%v), %d before", after, err, before)
+			}
+		})
 	}
 }

@@ -509,39 +509,30 @@ print("tried", tried, flush=True)
 // release agent the host's kernel would run as root.
 func TestHookCannotRewriteCgroups(t *testing.T) {
 	requireBwrap(t)
-	rs := runners(t)
-	for _, r := range rs {
-		for _, rootSandbox := range []bool{false, true} {
-			if rootSandbox && (r.cred != nil || r.owner != nil || os.Geteuid() != 0) {
-				continue // --root-sandbox is a root caller's, on a root-owned tree
+	for _, c := range callers(t) {
+		r, rootSandbox, name := c.runner, c.rootSandbox, c.name()
+		t.Run(name, func(t *testing.T) {
+			dir := workTree(t)
+			if err := os.WriteFile(filepath.Join(dir, "cgwrite.py"), []byte(cgroupWritePy), 0o644); err != nil {
+				t.Fatal(err)
 			}
-			name := r.name
+			args := []string{"--", "python3", "cgwrite.py"}
 			if rootSandbox {
-				name += "/root-sandbox"
+				args = append([]string{"--root-sandbox"}, args...)
 			}
-			t.Run(name, func(t *testing.T) {
-				dir := workTree(t)
-				if err := os.WriteFile(filepath.Join(dir, "cgwrite.py"), []byte(cgroupWritePy), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				args := []string{"--", "python3", "cgwrite.py"}
-				if rootSandbox {
-					args = append([]string{"--root-sandbox"}, args...)
-				}
-				res := vigiles(t, r, dir, nil, args...)
-				checkAttempts(t, res, 2)
-				tried := -1
-				if k := strings.LastIndex(res.Stdout, "tried "); k >= 0 {
-					fmt.Sscan(res.Stdout[k+len("tried "):], &tried)
-				}
-				// A v1 hierarchy's root shows cgroup.procs and tasks, a v2
-				// root cgroup.procs and cgroup.subtree_control (this host's
-				// sandbox shows some hundred).
-				if tried < 2 {
-					t.Errorf("the hook tried %d control files, want 2 and more: stdout %q, stderr %q", tried, res.Stdout, res.Stderr)
-				}
-			})
-		}
+			res := vigiles(t, r, dir, nil, args...)
+			checkAttempts(t, res, 2)
+			tried := -1
+			if k := strings.LastIndex(res.Stdout, "tried "); k >= 0 {
+				fmt.Sscan(res.Stdout[k+len("tried "):], &tried)
+			}
+			// A v1 hierarchy's root shows cgroup.procs and tasks, a v2
+			// root cgroup.procs and cgroup.subtree_control (this host's
+			// sandbox shows some hundred).
+			if tried < 2 {
+				t.Errorf("the hook tried %d control files, want 2 and more: stdout %q, stderr %q", tried, res.Stdout, res.Stderr)
+			}
+		})
 	}
 }
 

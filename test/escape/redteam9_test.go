@@ -71,31 +71,23 @@ func TestHostClockNamesAndKernelAreOutOfReach(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, r := range runners(t) {
-		for _, rootSandbox := range []bool{false, true} {
-			if rootSandbox && (r.cred != nil || r.owner != nil || os.Geteuid() != 0) {
-				continue // --root-sandbox is a root caller's, on a root-owned tree
-			}
-			name := r.name
+	for _, c := range callers(t) {
+		r, rootSandbox, name := c.runner, c.rootSandbox, c.name()
+		t.Run(name, func(t *testing.T) {
+			dir := workTree(t)
+			args := append(append([]string{}, env...), "--", "python3", "redteam9.py")
 			if rootSandbox {
-				name += "/root-sandbox"
+				args = append([]string{"--root-sandbox"}, args...)
 			}
-			t.Run(name, func(t *testing.T) {
-				dir := workTree(t)
-				args := append(append([]string{}, env...), "--", "python3", "redteam9.py")
-				if rootSandbox {
-					args = append([]string{"--root-sandbox"}, args...)
-				}
-				res := vigiles(t, r, dir, nil, args...)
-				checkAttempts(t, res, want)
-				if !strings.Contains(res.Stdout, fmt.Sprintf("\nran %d\n", want)) || res.ExitCode != 0 || res.Error != "" {
-					t.Errorf("the run did not end as the script did: exit %d, error %q\nstdout: %s\nstderr: %s", res.ExitCode, res.Error, res.Stdout, res.Stderr)
-				}
-				if now, _ := os.Hostname(); now != host {
-					t.Errorf("the host's hostname is %q, was %q", now, host)
-				}
-			})
-		}
+			res := vigiles(t, r, dir, nil, args...)
+			checkAttempts(t, res, want)
+			if !strings.Contains(res.Stdout, fmt.Sprintf("\nran %d\n", want)) || res.ExitCode != 0 || res.Error != "" {
+				t.Errorf("the run did not end as the script did: exit %d, error %q\nstdout: %s\nstderr: %s", res.ExitCode, res.Error, res.Stdout, res.Stderr)
+			}
+			if now, _ := os.Hostname(); now != host {
+				t.Errorf("the host's hostname is %q, was %q", now, host)
+			}
+		})
 	}
 }
 
@@ -353,51 +345,43 @@ print("released", flush=True)
 func TestHostFileLeaseIsRefused(t *testing.T) {
 	requireBwrap(t)
 	requireRoot(t, "the file is made for the sandbox's uid outside the masks, under /var/lib")
-	rs := runners(t)
-	for _, r := range rs {
-		for _, rootSandbox := range []bool{false, true} {
-			if rootSandbox && (r.cred != nil || r.owner != nil) {
-				continue // --root-sandbox is a root caller's, on a root-owned tree
-			}
-			name := r.name
-			if rootSandbox {
-				name += "/root-sandbox"
-			} else if r.owner == nil {
-				// A root caller's sandbox on its own tree is an unused uid,
-				// which owns nothing of the host's.
-				continue
-			}
-			t.Run(name, func(t *testing.T) {
-				dir := workTree(t)
-				if err := os.WriteFile(filepath.Join(dir, "leasehold.py"), []byte(leaseHoldPy), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				target := filepath.Join(openTempDir(t, "/var/lib", "vigiles-escape-lease-"), "file")
-				if err := os.WriteFile(target, []byte("host\n"), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				if r.owner != nil {
-					if err := os.Chown(target, int(r.owner.Uid), int(r.owner.Gid)); err != nil {
-						t.Fatal(err)
-					}
-				}
-				args := []string{"--", "python3", "leasehold.py", target}
-				if rootSandbox {
-					args = append([]string{"--root-sandbox"}, args...)
-				}
-				h := startHolding(t, r, dir, args...)
-				if h.first != "lease EPERM EPERM\n" {
-					t.Errorf("the hook's leases on a host file its uid owns answered %q, want EPERM for both", strings.TrimSpace(h.first))
-				}
-				// While the hook holds what it got, the host writes the file.
-				fd, err := unix.Open(target, unix.O_WRONLY|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
-				if err != nil {
-					t.Errorf("the host could not open %s for writing while the hook ran: %v", target, err)
-				} else {
-					unix.Close(fd)
-				}
-				h.finish(t)
-			})
+	for _, c := range callers(t) {
+		r, rootSandbox, name := c.runner, c.rootSandbox, c.name()
+		if !rootSandbox && r.owner == nil {
+			// A root caller's sandbox on its own tree is an unused uid,
+			// which owns nothing of the host's.
+			continue
 		}
+		t.Run(name, func(t *testing.T) {
+			dir := workTree(t)
+			if err := os.WriteFile(filepath.Join(dir, "leasehold.py"), []byte(leaseHoldPy), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			target := filepath.Join(openTempDir(t, "/var/lib", "vigiles-escape-lease-"), "file")
+			if err := os.WriteFile(target, []byte("host\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if r.owner != nil {
+				if err := os.Chown(target, int(r.owner.Uid), int(r.owner.Gid)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			args := []string{"--", "python3", "leasehold.py", target}
+			if rootSandbox {
+				args = append([]string{"--root-sandbox"}, args...)
+			}
+			h := startHolding(t, r, dir, args...)
+			if h.first != "lease EPERM EPERM\n" {
+				t.Errorf("the hook's leases on a host file its uid owns answered %q, want EPERM for both", strings.TrimSpace(h.first))
+			}
+			// While the hook holds what it got, the host writes the file.
+			fd, err := unix.Open(target, unix.O_WRONLY|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
+			if err != nil {
+				t.Errorf("the host could not open %s for writing while the hook ran: %v", target, err)
+			} else {
+				unix.Close(fd)
+			}
+			h.finish(t)
+		})
 	}
 }

@@ -1,0 +1,36 @@
+package escape
+
+import (
+	"os"
+	"testing"
+)
+
+// A caller is one way the tests that try every caller call vigiles: a
+// runner, and for root on its own tree a --root-sandbox run too.
+type caller struct {
+	runner
+	rootSandbox bool
+}
+
+// name is the subtest's name: the runner's, and "/root-sandbox" for a
+// --root-sandbox run.
+func (c caller) name() string {
+	if c.rootSandbox {
+		return c.runner.name + "/root-sandbox"
+	}
+	return c.runner.name
+}
+
+// callers lists each of runners, and after root a --root-sandbox run of
+// root's (a root caller's, on a root-owned tree).
+func callers(t *testing.T) []caller {
+	t.Helper()
+	var cs []caller
+	for _, r := range runners(t) {
+		cs = append(cs, caller{runner: r})
+		if r.cred == nil && r.owner == nil && os.Geteuid() == 0 {
+			cs = append(cs, caller{runner: r, rootSandbox: true})
+		}
+	}
+	return cs
+}
