@@ -346,6 +346,10 @@ func (r *recorder) list() []evidence.Egress {
 //     idles, and the reader never waits for an answer to be written (serve
 //     may answer from another goroutine; streamConn.answer gives up on a
 //     peer that does not read);
+//   - a connection the kernel handed over but Go's runtime could not
+//     watch (epoll_ctl's ENOSPC once the uid's epoll watches are all
+//     taken, which the command, of the same host uid, can do) is closed
+//     by the runtime unread: it is counted (unwatched);
 //   - stop runs once the command and all its processes are gone, so all
 //     they sent is in the kernel's socket buffers: it takes every
 //     connection still queued, reads each one, queued or open, to its end
@@ -370,9 +374,10 @@ type stream struct {
 	budget   atomic.Int64 // bytes stop may still read
 	// The connections not read to their end, by why (lostCounts):
 	// refused while the listener's queue was full, thrown away by the
-	// command's kernel (reset with bytes unsent), or not read to the end
-	// by the stream.
-	dropped, discarded, unread atomic.Int64
+	// command's kernel (reset with bytes unsent), not read to the end
+	// by the stream, or closed unread because the runtime could not watch
+	// them (see accept).
+	dropped, discarded, unread, unwatched atomic.Int64
 	// watch is the session's discardWatch, which counts the command's
 	// connections to this stream's address that its kernel reset with
 	// bytes unsent (nil when sock_diag cannot be listened to); resets,
@@ -444,6 +449,13 @@ func (s *stream) accept() {
 		c, err := s.ln.AcceptTCP()
 		if err != nil {
 			<-s.slots
+			if takenUnwatched(err) {
+				// The kernel handed the connection over and the runtime
+				// closed it, so what it carried is gone: counted, so
+				// that the run says the record misses it.
+				s.unwatched.Add(1)
+				s.logf("egress: a connection to %s closed unread: %v", s.addr(), err)
+			}
 			if s.stopping.Load() {
 				return
 			}
@@ -462,6 +474,19 @@ func (s *stream) accept() {
 			s.run(c)
 		}()
 	}
+}
+
+// takenUnwatched says whether an error of AcceptTCP came after the
+// kernel had handed a connection over: Go's runtime then failed to watch
+// it in its poller (epoll_ctl: ENOSPC when the host uid's
+// fs.epoll.max_user_watches are all taken, ENOMEM) and closed it unread.
+// Those errors are a bare errno; an accept4 that failed, leaving the
+// connection queued, is an *os.SyscallError, and a closed listener or a
+// deadline is neither.
+func takenUnwatched(err error) bool {
+	var se *os.SyscallError
+	var errno syscall.Errno
+	return !errors.As(err, &se) && errors.As(err, &errno)
 }
 
 func (s *stream) run(c *net.TCPConn) {
@@ -571,23 +596,30 @@ func (s *stream) drainQueue() {
 
 // lostCounts is what the stream did not read, final once stop has
 // returned: connections the listener's queue refused, ones the command's
-// kernel threw away, and ones not read to their end.
+// kernel threw away, ones not read to their end, and ones closed unread
+// because the runtime could not watch them.
 func (s *stream) lostCounts() lostConns {
-	return lostConns{s.dropped.Load(), s.discarded.Load(), s.unread.Load()}
+	return lostConns{s.dropped.Load(), s.discarded.Load(), s.unread.Load(), s.unwatched.Load()}
 }
 
 // lostConns counts a stream's connections not read, by why.
-type lostConns struct{ dropped, discarded, unread int64 }
+type lostConns struct{ dropped, discarded, unread, unwatched int64 }
 
-func (l lostConns) total() int64 { return l.dropped + l.discarded + l.unread }
+func (l lostConns) total() int64 { return l.dropped + l.discarded + l.unread + l.unwatched }
 
 func (l lostConns) add(o lostConns) lostConns {
-	return lostConns{l.dropped + o.dropped, l.discarded + o.discarded, l.unread + o.unread}
+	return lostConns{l.dropped + o.dropped, l.discarded + o.discarded, l.unread + o.unread, l.unwatched + o.unwatched}
 }
 
-// String says how many were lost how, for the error that reports them.
+// String says how many were lost how, for the error that reports them;
+// the connections closed unwatched are named only when there are some
+// (they need the uid's epoll watches all taken).
 func (l lostConns) String() string {
-	return fmt.Sprintf("%d refused while its queue was full, %d thrown away by the command's kernel, %d not read to the end", l.dropped, l.discarded, l.unread)
+	s := fmt.Sprintf("%d refused while its queue was full, %d thrown away by the command's kernel, %d not read to the end", l.dropped, l.discarded, l.unread)
+	if l.unwatched > 0 {
+		s += fmt.Sprintf(", %d closed unread because no epoll watch could be had for them (the uid's fs.epoll.max_user_watches taken, or no memory)", l.unwatched)
+	}
+	return s
 }
 
 // listenerDrops counts the connection attempts the listener refused
