@@ -1,0 +1,221 @@
+package escape
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// spentUID is the host uid these tests run vigiles as: one no account
+// has and no other test uses, so that what its hooks take of the kernel's
+// per-user counts (epoll watches, pipe pages, processes) takes nothing
+// from another program on the host, nobody's included.
+const spentUID = 61234
+
+// spentRunner is a non-root caller of uid spentUID who owns the work
+// tree: its sandbox, and vigiles itself (the broker), run as that uid.
+func spentRunner(t *testing.T) runner {
+	t.Helper()
+	requireRoot(t, "the test runs vigiles as a uid of its own, which takes root")
+	c := &syscall.Credential{Uid: spentUID, Gid: spentUID}
+	return runner{name: "uid-" + strconv.Itoa(spentUID), cred: c, owner: c}
+}
+
+// spentRun runs `vigiles run --json --workdir dir ARGS -- python3
+// uidspent.py what` as r, through bash when shell is set (to set a
+// limit before vigiles starts: shell is run with vigiles and its
+// arguments as "$@"), ended at 6 minutes, and returns the result, its
+// raw JSON, vigiles' stderr and exit status. It fails the test when
+// vigiles gave no JSON result, and kills every process of spentUID left
+// once it is done, failing the test if there was one.
+func spentRun(t *testing.T, r runner, shell, what string, args ...string) (result, egressResult, string) {
+	t.Helper()
+	dir := workTree(t)
+	filepath.Walk(dir, func(p string, _ os.FileInfo, _ error) error {
+		return os.Lchown(p, int(r.owner.Uid), int(r.owner.Gid))
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), 6*time.Minute)
+	defer cancel()
+	argv := append(append([]string{vigilesBin, "run", "--json", "--workdir", dir}, args...), "--", "python3", "uidspent.py", what)
+	if shell != "" {
+		argv = append([]string{"/bin/bash", "-c", shell}, argv...)
+	}
+	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+	cmd.Env = []string{"PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"}
+	cmd.Dir = dir
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: r.cred}
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	t.Cleanup(func() { killUID(t, spentUID) })
+	if ctx.Err() != nil {
+		t.Fatalf("vigiles did not end within 6 minutes (killed)\nstderr: %s", stderr.String())
+	}
+	var res result
+	var er egressResult
+	if jerr := json.Unmarshal(stdout.Bytes(), &res); jerr != nil {
+		t.Fatalf("vigiles as %s: %v; no JSON result (%v)\nstdout: %.4000s\nstderr: %s", r.name, err, jerr, stdout.String(), stderr.String())
+	}
+	json.Unmarshal(stdout.Bytes(), &er)
+	res.raw = stdout.String()
+	return res, er, stderr.String()
+}
+
+// killUID kills every process of uid left on the host and fails the test
+// for each: a run's processes must all be gone once vigiles has ended.
+func killUID(t *testing.T, uid int) {
+	ents, _ := os.ReadDir("/proc")
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		st, err := os.Stat(filepath.Join("/proc", e.Name()))
+		if err != nil || st.Sys().(*syscall.Stat_t).Uid != uint32(uid) {
+			continue
+		}
+		cmdline, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		syscall.Kill(pid, syscall.SIGKILL)
+		t.Errorf("process %d of uid %d was left after the run: %q", pid, uid, bytes.ReplaceAll(cmdline, []byte{0}, []byte{' '}))
+	}
+}
+
+// checkSpent checks that the run is either complete or an error: what
+// the hook said it held, and then, when the run reports no error, that
+// the record holds all it did once the resource was spent (the file it
+// wrote, the connection it tried, its stdout whole). A run that ends
+// with an error is accepted as long as the error is in the result (the
+// record then claims nothing whole), and its error is returned.
+func checkSpent(t *testing.T, res result, er egressResult, stderr, what string, egress []string) string {
+	t.Helper()
+	held := ""
+	for _, l := range strings.Split(res.Stdout, "\n") {
+		if strings.HasPrefix(l, "held ") {
+			held = l
+		}
+	}
+	t.Logf("%s; tier %s, exit %d, error %q, limit hit %q", held, res.Tier, res.ExitCode, res.Error, res.LimitHit)
+	if res.Error != "" {
+		return res.Error
+	}
+	if res.Tier != "confined" {
+		t.Fatalf("tier %s, and no error\nstderr: %s", res.Tier, stderr)
+	}
+	// A run whose leftovers take long to end (the kernel frees millions
+	// of epoll watches as they exit) is said to have timed out: a claim
+	// of the run's, not a record left short, which the checks below are
+	// about.
+	if held == "" {
+		t.Fatalf("the hook did not say what it held, and the run reports no error\nstdout: %.2000s\nstderr: %s\nvigiles: %s", res.Stdout, res.Stderr, stderr)
+	}
+	if res.ExitCode != 0 {
+		t.Errorf("the hook's exit %d, want 0, and no error\nstderr: %s", res.ExitCode, res.Stderr)
+	}
+	found := false
+	for _, w := range res.Writes {
+		found = found || w.Path == "after-"+what+".txt" && w.Op == "create"
+	}
+	if !found {
+		t.Errorf("the file written once the %s was spent is missing from a run with no error: %+v", what, res.Writes)
+	}
+	i := strings.Index(res.Stdout, "line 0000000 ")
+	j := strings.Index(res.Stdout, "stdout-sha256 ")
+	if i < 0 || j < i {
+		t.Errorf("the hook's large stdout is missing from a run with no error (truncated %v)\n%.2000s", res.Stdout != "", res.Stdout)
+	} else {
+		sum := strings.Fields(res.Stdout[j:])[1]
+		if got := fmt.Sprintf("%x", sha256.Sum256([]byte(res.Stdout[i:j]))); got != sum {
+			t.Errorf("the hook's stdout is not whole in a run with no error: %d bytes, sha256 %s, want %s", j-i, got, sum)
+		}
+	}
+	seen := map[string]bool{}
+	for _, e := range er.Egress {
+		seen[e.Via+" "+e.Host+e.IP] = true
+	}
+	for _, w := range egress {
+		if !seen[w] {
+			t.Errorf("%q is missing from a run with no error: %v", w, keys(seen))
+		}
+	}
+	return ""
+}
+
+// spentEgress is what the record of a record-mode run must hold of the
+// hook's tries once it spent what, when the run reports no error.
+func spentEgress(what string) []string {
+	return []string{"proxy spent-" + what + ".example.test", "connect 192.0.2.10", "connect 198.51.100.20"}
+}
+
+// TestSpentEpollWatchesLeaveAWholeRecordOrAnError: the kernel counts
+// epoll watches per host uid, fs.epoll.max_user_watches for the whole
+// host, and vigiles (the broker) runs as its non-root caller's uid, as
+// the sandbox does; the init, which keeps the record, is of that uid too.
+// Go's runtime watches every socket, pipe and pidfd it waits on with
+// epoll. A hook that takes every watch of its uid, holds them in
+// processes that stay, and then writes a file, asks for a host through
+// the recording proxy, connects to an address and prints 600 KB, gets a
+// run that either holds all of that or reports an error.
+func TestSpentEpollWatchesLeaveAWholeRecordOrAnError(t *testing.T) {
+	requireBwrap(t)
+	r := spentRunner(t)
+	res, er, stderr := spentRun(t, r, "", "epoll", "--egress", "record", "--timeout", "4m")
+	if !strings.Contains(res.Stdout, "ENOSPC") && res.Error == "" {
+		t.Errorf("the hook did not spend its uid's epoll watches (no ENOSPC)\nstdout: %.2000s", res.Stdout)
+	}
+	// The recording proxy's connection, accepted once the watches were
+	// spent, cannot be watched by the runtime, which closes it unread:
+	// the run says its record misses it.
+	if e := checkSpent(t, res, er, stderr, "epoll", spentEgress("epoll")); e != "" {
+		for _, want := range []string{"the recording proxy missed", "closed unread because no epoll watch could be had"} {
+			if !strings.Contains(e, want) {
+				t.Errorf("the run's error does not say %q: %s", want, e)
+			}
+		}
+	}
+}
+
+// TestSpentPipePagesLeaveAWholeRecordOrAnError: the kernel counts the
+// pages of every pipe's buffer per host uid, and past
+// fs.pipe-user-pages-soft gives each new pipe of that uid the smallest
+// buffer (two pages). A hook that passes it, so that a new pipe of its
+// uid (the broker's and the init's) is small, and then writes a file,
+// tries hosts and prints 600 KB, gets a run that holds all of it or
+// reports an error.
+func TestSpentPipePagesLeaveAWholeRecordOrAnError(t *testing.T) {
+	requireBwrap(t)
+	r := spentRunner(t)
+	res, er, stderr := spentRun(t, r, "", "pipe", "--egress", "record")
+	if !strings.Contains(res.Stdout, "new-pipe=8192") && res.Error == "" {
+		t.Errorf("the hook did not pass its uid's pipe pages (a new pipe of the smallest buffer)\nstdout: %.2000s", res.Stdout)
+	}
+	if e := checkSpent(t, res, er, stderr, "pipe", spentEgress("pipe")); e != "" {
+		t.Logf("the run ended with an error: %s", e)
+	}
+}
+
+// TestSpentProcessesLeaveAWholeRecordOrAnError: RLIMIT_NPROC is checked
+// against every process and thread of the host uid, the broker's Go
+// threads included; where the caller's own limit is the run's (vigiles
+// started under `ulimit -u 128`, --limit-pids 128), a hook that forks
+// until the kernel refuses and holds its children leaves the broker and
+// the init no new thread (here it forked 108: the sandbox's own count was
+// below 128, so the refusal was the host uid's, vigiles' threads
+// included). The run holds what the hook did after, or reports an error.
+func TestSpentProcessesLeaveAWholeRecordOrAnError(t *testing.T) {
+	requireBwrap(t)
+	r := spentRunner(t)
+	res, er, stderr := spentRun(t, r, `ulimit -u 128 && exec "$0" "$@"`, "nproc", "--egress", "record", "--limit-pids", "128")
+	if e := checkSpent(t, res, er, stderr, "nproc", spentEgress("nproc")); e != "" {
+		t.Logf("the run ended with an error: %s", e)
+	}
+}
