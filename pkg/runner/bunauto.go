@@ -225,27 +225,43 @@ type bunSeen struct {
 }
 
 // relImport is the tree's script that the relative specifier spec,
-// imported by the script from, names, as Bun finds it (the path, another
-// script extension, a directory's index): ok where it is a file inside
-// root.
+// imported by the script from, names, as Bun finds it: ok where it is a
+// script inside root. Bun's "Module resolution" page
+// (bun.com/docs/runtime/module-resolution) gives the order: the path as
+// written; then the path with each of bunResolveExt appended; then, for
+// a specifier ending .js or .jsx, the same name ending .ts or .tsx; then
+// the directory's index with each of bunResolveExt. Where x.js and x.ts
+// both lie beside the script, "./x" is x.ts, the file Bun loads, which
+// the audit then reads. A JSON file Bun finds first imports nothing, so
+// the lookup stops there.
 func relImport(from, spec, root string, s *session) (string, bool) {
 	p := path.Join(path.Dir(from), spec)
 	if !(root == "." || p == root || strings.HasPrefix(p, root+"/")) {
 		return "", false
 	}
-	base := strings.TrimSuffix(p, path.Ext(p))
 	cands := []string{p}
-	for ext := range bunScriptExt {
-		cands = append(cands, base+ext, p+ext, path.Join(p, "index"+ext))
+	for _, ext := range bunResolveExt {
+		cands = append(cands, p+ext)
 	}
-	slices.Sort(cands[1:])
+	if ts, ok := map[string]string{".js": ".ts", ".jsx": ".tsx"}[path.Ext(p)]; ok {
+		cands = append(cands, strings.TrimSuffix(p, path.Ext(p))+ts)
+	}
+	for _, ext := range bunResolveExt {
+		cands = append(cands, path.Join(p, "index"+ext))
+	}
 	for _, c := range cands {
 		if _, ok := s.treeFile(c); ok {
-			return c, true
+			return c, bunScriptExt[path.Ext(c)]
 		}
 	}
 	return "", false
 }
+
+// bunResolveExt are the extensions Bun tries, in its order, for a
+// relative specifier that names no file as written: the order of its
+// "Module resolution" page, then .mts and .cts, which Bun runs but the
+// page does not list.
+var bunResolveExt = []string{".tsx", ".jsx", ".ts", ".mjs", ".js", ".cjs", ".json", ".mts", ".cts"}
 
 // npmPackageName is the package a bare specifier names: its scope and
 // name (@s/x/sub is @s/x), else its first segment; "" where it is none.

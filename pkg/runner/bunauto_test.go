@@ -43,6 +43,7 @@ const site = "https://example.test/x"; import("yaml");
 		name  string
 		files map[string]string
 		want  []string // substrings of the one fetched-code finding; none for no finding
+		not   []string // what that finding must not say
 	}{
 		{
 			name: "a server with no node_modules",
@@ -106,6 +107,33 @@ const site = "https://example.test/x"; import("yaml");
 			want: []string{"warning discovery/fetched-code", fmt.Sprintf("; and %d more, and more packages than vigiles reads one by one; what runs", maxBunImports-3)},
 		},
 		{
+			// Bun tries .ts before .js, as its module resolution page
+			// says: the audit reads lib.ts, not lib.js, which the
+			// alphabet would put first.
+			name: "an extensionless import with a .js and a .ts beside it",
+			files: map[string]string{
+				"plugins/p/hooks/hooks.json": `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "bun ${CLAUDE_PLUGIN_ROOT}/hooks/stop.ts"}]}]}}`,
+				"plugins/p/hooks/stop.ts":    "import { lib } from './lib';\n",
+				"plugins/p/hooks/lib.js":     "import pad from 'left-pad';\n",
+				"plugins/p/hooks/lib.ts":     "import chalk from 'chalk';\n",
+			},
+			want: []string{"warning discovery/fetched-code", "fetches chalk ("},
+			not:  []string{"left-pad"},
+		},
+		{
+			// data.json comes before the directory's index: Bun loads
+			// the JSON, which imports nothing.
+			name: "an extensionless import of a JSON file beside a directory",
+			files: map[string]string{
+				"plugins/p/hooks/hooks.json":    `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "bun ${CLAUDE_PLUGIN_ROOT}/hooks/stop.ts"}]}]}}`,
+				"plugins/p/hooks/stop.ts":       "import data from './data';\nimport { z } from 'zod';\n",
+				"plugins/p/hooks/data.json":     "{}",
+				"plugins/p/hooks/data/index.ts": "import chalk from 'chalk';\n",
+			},
+			want: []string{"warning discovery/fetched-code", "fetches zod ("},
+			not:  []string{"chalk"},
+		},
+		{
 			name: "only Node.js's and Bun's own modules",
 			files: map[string]string{
 				"plugins/p/hooks/hooks.json": `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "bun run ${CLAUDE_PLUGIN_ROOT}/hooks/stop.ts"}]}]}}`,
@@ -119,6 +147,13 @@ const site = "https://example.test/x"; import("yaml");
 				t.Fatal(err)
 			}
 			wantOneFetched(t, rep, tc.want)
+			for _, n := range tc.not {
+				for _, l := range fetchedLines(rep) {
+					if strings.Contains(l, n) {
+						t.Errorf("finding %q\nsays %q", l, n)
+					}
+				}
+			}
 		})
 	}
 }
