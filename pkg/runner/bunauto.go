@@ -109,7 +109,7 @@ func (t *treeRead) bunRun(args []string, dir string) {
 		t.out = append(t.out, f)
 	}
 	if more {
-		t.out = append(t.out, fetched{runner: runner, spec: "…", unread: true, fix: fix,
+		t.out = append(t.out, fetched{runner: runner, spec: "…", unread: unreadPackages, fix: fix,
 			why: fmt.Sprintf("more packages than vigiles reads one by one (%d): the rest are not read", maxBunImports)})
 	}
 }

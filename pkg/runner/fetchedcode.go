@@ -41,12 +41,22 @@ type fetched struct {
 	// checkout of a full commit after it in the same line or script
 	// pins (pinCheckedOut).
 	checkout bool
-	// unread says it stands for the fetches past those vigiles reads
-	// one by one of one command or script (maxFetchPackages, a bun
-	// script's maxBunImports): how many they are is not known, so a
-	// finding does not count it as one fetch.
-	unread bool
+	// unread, where not "", says it stands for the fetches past those
+	// vigiles reads one by one of one command or script
+	// (maxFetchPackages, a bun script's maxBunImports), and names what
+	// they are: unreadPackages of a command or a bun script,
+	// unreadScriptFetches of a shell script, whose fetches may be
+	// clones, images or downloads as well as packages. How many they
+	// are is not known, so a finding does not count it as one fetch.
+	unread string
 }
+
+// The kinds of fetched.unread: what the fetches past those vigiles
+// reads one by one are.
+const (
+	unreadPackages      = "packages"
+	unreadScriptFetches = "fetches of a script"
+)
 
 // unsureAfter is f where an option vigiles does not know (unsure, ""
 // for none) came before its package: a pin it seems to have is not sure
@@ -1948,7 +1958,7 @@ func (o uvOptions) withFetches(runner string) []fetched {
 		out = append(out, f.unsureAfter(o.unsure, runner, ""))
 	}
 	if o.withMore {
-		out = append(out, fetched{runner: runner, spec: "--with …", unread: true,
+		out = append(out, fetched{runner: runner, spec: "--with …", unread: unreadPackages,
 			why: fmt.Sprintf("more packages than vigiles reads one by one (%d): the rest are not read", maxFetchPackages),
 			fix: "keep the packages in a lock file in the tree"})
 	}
@@ -2162,7 +2172,7 @@ func npmInstallFetches(runner string, args []string) []fetched {
 			break
 		}
 		if len(out) == maxFetchPackages {
-			out = append(out, fetched{runner: runner, spec: "…", why: "more packages than vigiles reads one by one", unread: true})
+			out = append(out, fetched{runner: runner, spec: "…", why: "more packages than vigiles reads one by one", unread: unreadPackages})
 			break
 		}
 		if f, ok := npmFetch(runner, rest[0]); ok {
@@ -2237,7 +2247,7 @@ func pipInstallFetches(runner string, args []string) []fetched {
 	}
 	for _, spec := range specs {
 		if len(out) == maxFetchPackages {
-			out = append(out, fetched{runner: runner, spec: "…", why: "more packages than vigiles reads one by one", unread: true})
+			out = append(out, fetched{runner: runner, spec: "…", why: "more packages than vigiles reads one by one", unread: unreadPackages})
 			break
 		}
 		if strings.HasSuffix(spec, ".whl") && !strings.Contains(spec, "://") {
@@ -2823,22 +2833,24 @@ func fetchedMessage(who string, fs []fetched) (string, report.Severity) {
 			// The packages past those read one by one (fetched.unread)
 			// are not counted as one: "and 254 more" of a command of
 			// three hundred said that 257 are fetched.
-			n, unread := 0, false
+			// Each kind of the unread is said once, as what it is.
+			n, unread := 0, []string(nil)
 			for _, f := range fs[i:] {
-				if f.unread {
-					unread = true
-				} else {
+				switch {
+				case f.unread == "":
 					n++
+				case !slices.Contains(unread, f.unread):
+					unread = append(unread, f.unread)
 				}
 			}
-			switch {
-			case !unread:
-				parts = append(parts, fmt.Sprintf("and %d more", n))
-			case n == 0:
-				parts = append(parts, "and more packages than vigiles reads one by one")
-			default:
-				parts = append(parts, fmt.Sprintf("and %d more, and more packages than vigiles reads one by one", n))
+			var tail []string
+			if n > 0 || len(unread) == 0 {
+				tail = append(tail, fmt.Sprintf("%d more", n))
 			}
+			for _, u := range unread {
+				tail = append(tail, "more "+u+" than vigiles reads one by one")
+			}
+			parts = append(parts, "and "+strings.Join(tail, ", and "))
 			break
 		}
 		if f.pinned {

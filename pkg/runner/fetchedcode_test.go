@@ -1044,30 +1044,45 @@ func TestFetchesPastTheBoundCounted(t *testing.T) {
 
 // TestScriptFetchesPastTheBound: a script of the tree that fetches more
 // than vigiles reads one by one has the rest said, not dropped unsaid
-// ("and 253 more" of three hundred); one at the bound says no more.
+// ("and 253 more" of three hundred); one at the bound says no more. The
+// rest are said as a script's fetches, which may be clones, images or
+// downloads, not as packages, which a command's rest are: a command and
+// its script both past their bounds say each.
 func TestScriptFetchesPastTheBound(t *testing.T) {
-	for _, c := range []struct {
-		fetches int
-		want    string
-	}{
-		{maxFetchPackages, fmt.Sprintf("; and %d more; what runs", maxFetchPackages-3)},
-		{300, fmt.Sprintf("; and %d more, and more packages than vigiles reads one by one; what runs", maxFetchPackages-3)},
-	} {
+	lines := func(n int, format string) string {
 		var script strings.Builder
 		script.WriteString("#!/bin/sh\n")
-		for i := range c.fetches {
-			fmt.Fprintf(&script, "npx -y p%d\n", i)
+		for i := range n {
+			fmt.Fprintf(&script, format+"\n", i)
 		}
+		return script.String()
+	}
+	var pkgs []string
+	for i := range 300 {
+		pkgs = append(pkgs, fmt.Sprintf("q%d", i))
+	}
+	past := "more fetches of a script than vigiles reads one by one"
+	for _, c := range []struct {
+		name, command, script string
+		want                  string
+	}{
+		{"at the bound", "sh .claude/hooks/stop.sh", lines(maxFetchPackages, "npx -y p%d"), fmt.Sprintf("; and %d more; what runs", maxFetchPackages-3)},
+		{"past the bound", "sh .claude/hooks/stop.sh", lines(300, "npx -y p%d"), fmt.Sprintf("; and %d more, and %s; what runs", maxFetchPackages-3, past)},
+		{"images past the bound", "sh .claude/hooks/stop.sh", lines(300, "docker run img%d"), fmt.Sprintf("; and %d more, and %s; what runs", maxFetchPackages-3, past)},
+		{"clones past the bound", "sh .claude/hooks/stop.sh", lines(300, "git clone https://example.test/r%d.git"), fmt.Sprintf("; and %d more, and %s; what runs", maxFetchPackages-3, past)},
+		{"a command and its script past their bounds", "npm install " + strings.Join(pkgs, " ") + " && sh .claude/hooks/stop.sh", lines(300, "npx -y p%d"),
+			fmt.Sprintf("; and %d more, and more packages than vigiles reads one by one, and %s; what runs", 2*maxFetchPackages-3, past)},
+	} {
 		rep, err := Audit(context.Background(), Options{Dir: makeTree(t, map[string]string{
-			".claude/settings.json": `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "sh .claude/hooks/stop.sh"}]}]}}`,
-			".claude/hooks/stop.sh": script.String(),
+			".claude/settings.json": `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "` + c.command + `"}]}]}}`,
+			".claude/hooks/stop.sh": c.script,
 		}), Executor: fakeHooks()})
 		if err != nil {
 			t.Fatal(err)
 		}
 		got := fetchedLines(rep)
 		if len(got) != 1 || !strings.Contains(got[0], c.want) {
-			t.Errorf("a script of %d fetches: %q\nwant one finding that says %q", c.fetches, got, c.want)
+			t.Errorf("%s: %q\nwant one finding that says %q", c.name, got, c.want)
 		}
 	}
 }

@@ -602,7 +602,7 @@ func inlineMetaFetches(rel, runner string, meta scriptMeta, locked bool) []fetch
 	var out []fetched
 	for i, dep := range meta.deps {
 		if i == maxFetchPackages {
-			out = append(out, fetched{runner: runner, spec: "dependencies …", unread: true,
+			out = append(out, fetched{runner: runner, spec: "dependencies …", unread: unreadPackages,
 				why: fmt.Sprintf("more packages than vigiles reads one by one (%d): the rest are not read", maxFetchPackages), fix: fix})
 			break
 		}

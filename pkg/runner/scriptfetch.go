@@ -52,7 +52,7 @@ func (s *session) readScriptFetches(rel string) []fetched {
 			f.runner = fmt.Sprintf("%s, in %s line %d,", f.runner, shownCut(rel, maxFetchSpec), l.at)
 			if len(out) == maxFetchPackages {
 				// The rest are not read, but said to be there.
-				return append(out, fetched{runner: "the script " + shownCut(rel, maxFetchSpec), spec: "…", unread: true,
+				return append(out, fetched{runner: "the script " + shownCut(rel, maxFetchSpec), spec: "…", unread: unreadScriptFetches,
 					why: fmt.Sprintf("more fetches than vigiles reads one by one of a script (%d): the rest are not read", maxFetchPackages)})
 			}
 			out = append(out, f)
