@@ -313,15 +313,22 @@ func (s *session) applySettings() {
 	for _, f := range files {
 		sort.Strings(names[f])
 		msg := fmt.Sprintf("%s turns off %d hook(s) (of %s): Claude Code does not run them, so vigiles lists them and does not run them either",
-			f, count[f], shownName(strings.Join(names[f], ", ")))
+			f, count[f], shownName(strings.Join(firstN(names[f], maxOffNamed), ", ")))
 		if l := listed[f]; len(l) > 0 {
 			sort.Strings(l)
-			msg += fmt.Sprintf("; a marketplace of this tree lists %s, and a session that installs from it elsewhere, where this file is not, runs its hooks, which this audit did not: where the marketplace is published, audit them without the switch (in a copy of the tree whose settings leave them on)", shownName(strings.Join(l, ", ")))
+			msg += fmt.Sprintf("; a marketplace of this tree lists %s, and a session that installs from it elsewhere, where this file is not, runs its hooks, which this audit did not: where the marketplace is published, audit them without the switch (in a copy of the tree whose settings leave them on)", shownName(strings.Join(firstN(l, maxOffNamed), ", ")))
 		}
 		s.findings = append(s.findings, report.Finding{Rule: RuleDisabled, Severity: report.SeverityNotice, Location: report.Location{File: f},
 			Title: "hooks turned off", Message: msg})
 	}
 }
+
+// maxOffNamed bounds the plugins a discovery/disabled notice names, of
+// those a settings file turns off and of those a marketplace of the tree
+// lists: the first in sorted order, the rest counted ("and 290 more"),
+// so that a tree of hundreds of plugins does not make the notice as
+// long as their names.
+const maxOffNamed = 10
 
 // pluginOff says whether plugins (switchesOff) turn off the plugin of h
 // under every name Claude Code installs its directory under
