@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/vigiles/action/pkg/report"
 	"github.com/vigiles/action/pkg/runner"
 	"github.com/vigiles/action/pkg/sandbox"
 	"github.com/vigiles/action/pkg/sandbox/reaper"
@@ -60,7 +61,7 @@ func TestRunHelpDefaultsAreTheSandboxs(t *testing.T) {
 
 // TestDurationsAreWrittenOneWay: a duration the CLI shows, a flag's
 // default in its help or the range and default a message names, is
-// written as shortDuration writes it (1m, 24h), never as pflag's and
+// written as report.ShortDuration writes it (1m, 24h), never as pflag's and
 // time.Duration's String (1m0s, 24h0m0s): vigiles run --timeout 0 said
 // "(default 60s)" where --help said "(default 1m0s)".
 func TestDurationsAreWrittenOneWay(t *testing.T) {
@@ -71,8 +72,8 @@ func TestDurationsAreWrittenOneWay(t *testing.T) {
 		{0, "0s"}, {time.Minute, "1m"}, {24 * time.Hour, "24h"}, {90 * time.Minute, "1h30m"},
 		{90 * time.Second, "1m30s"}, {1500 * time.Millisecond, "1.5s"}, {10 * time.Minute, "10m"},
 	} {
-		if got := shortDuration(tc.d); got != tc.want {
-			t.Errorf("shortDuration(%v) = %q; want %q", tc.d, got, tc.want)
+		if got := report.ShortDuration(tc.d); got != tc.want {
+			t.Errorf("report.ShortDuration(%v) = %q; want %q", tc.d, got, tc.want)
 		}
 	}
 	_, help, _ := runCLI(t, "run", "--help")

@@ -17,6 +17,7 @@ import (
 	"github.com/vigiles/action/internal/netwire"
 	"github.com/vigiles/action/pkg/annotate"
 	"github.com/vigiles/action/pkg/evidence"
+	"github.com/vigiles/action/pkg/report"
 	"github.com/vigiles/action/pkg/runner"
 	"github.com/vigiles/action/pkg/sandbox"
 )
@@ -88,8 +89,8 @@ func cmdRun(ctx context.Context, args []string, getenv func(string) string, stdi
 		trusted     = fs.Bool("trusted", false, "the code was authored here: in auto mode it runs directly (auto mode only: refused with --sandbox strict or off)")
 		envs        = fs.StringArray("env", nil, "pass NAME=VALUE, or NAME from vigiles' environment (repeatable; a NAME not set there passes nothing); secret-looking names need --env-secret")
 		envSecrets  = fs.StringArray("env-secret", nil, "pass the secret NAME from vigiles' environment on purpose (repeatable; a NAME not set there is refused)")
-		timeout     = fs.Duration("timeout", sandbox.DefaultTimeout, "kill the whole process tree after this long (at most "+shortDuration(sandbox.MaxDuration)+")")
-		linger      = fs.Duration("linger", 0, "after the command exits, keep observing its leftover processes this long, at most "+shortDuration(sandbox.MaxDuration)+", then end them (default 0s: end them at once)")
+		timeout     = fs.Duration("timeout", sandbox.DefaultTimeout, "kill the whole process tree after this long (at most "+report.ShortDuration(sandbox.MaxDuration)+")")
+		linger      = fs.Duration("linger", 0, "after the command exits, keep observing its leftover processes this long, at most "+report.ShortDuration(sandbox.MaxDuration)+", then end them (default 0s: end them at once)")
 		jsonOut     = fs.Bool("json", false, "print exactly one vigiles.run/v1 JSON document on stdout")
 		outputCap   = uint64(sandbox.DefaultOutputCap)
 		strictFS    = fs.Bool("strict-fs", false, "expose only system directories (/usr, /etc, …), /opt and the work tree")
@@ -266,11 +267,11 @@ func cmdRun(ctx context.Context, args []string, getenv func(string) string, stdi
 }
 
 // timeoutRange and lingerRange say which values --timeout and --linger
-// take, with the defaults as the help writes them (shortDuration), in
+// take, with the defaults as the help writes them (report.ShortDuration), in
 // the message of a value out of range, pflag's or checkRunFlags'.
 var (
-	timeoutRange = fmt.Sprintf("a duration above 0 and at most %s, such as 30s or 2m (default %s)", shortDuration(sandbox.MaxDuration), shortDuration(sandbox.DefaultTimeout))
-	lingerRange  = fmt.Sprintf("0 (end leftover processes at once, the default) or a duration above 0 and at most %s", shortDuration(sandbox.MaxDuration))
+	timeoutRange = fmt.Sprintf("a duration above 0 and at most %s, such as 30s or 2m (default %s)", report.ShortDuration(sandbox.MaxDuration), report.ShortDuration(sandbox.DefaultTimeout))
+	lingerRange  = fmt.Sprintf("0 (end leftover processes at once, the default) or a duration above 0 and at most %s", report.ShortDuration(sandbox.MaxDuration))
 )
 
 // checkRunFlags refuses values that mean nothing, or something else than
@@ -283,10 +284,10 @@ func checkRunFlags(fs *pflag.FlagSet, timeout, linger time.Duration, outputCap u
 	var ps problems
 	bad := func(format string, a ...any) { ps = append(ps, fmt.Errorf("run: "+format, a...)) }
 	if timeout <= 0 || timeout > sandbox.MaxDuration {
-		bad("--timeout %s: want %s", shortDuration(timeout), timeoutRange)
+		bad("--timeout %s: want %s", report.ShortDuration(timeout), timeoutRange)
 	}
 	if linger < 0 || linger > sandbox.MaxDuration {
-		bad("--linger %s: want %s", shortDuration(linger), lingerRange)
+		bad("--linger %s: want %s", report.ShortDuration(linger), lingerRange)
 	}
 	if outputCap == 0 || outputCap > sandbox.MaxOutputCap {
 		bad("--output-cap %s: want a size above 0 and at most %s", runner.FormatSize(outputCap), runner.FormatSize(sandbox.MaxOutputCap))
@@ -499,7 +500,7 @@ func writeRunReport(w io.Writer, r *sandbox.Result) {
 	if r.LimitHit != "" {
 		fmt.Fprintf(w, ", limit hit"+labelColon+" %s", printable(r.LimitHit))
 	}
-	fmt.Fprintf(w, ", %s\n", time.Duration(r.DurationMs*float64(time.Millisecond)).Round(time.Millisecond))
+	fmt.Fprintf(w, ", %s\n", report.ShortDuration(time.Duration(r.DurationMs*float64(time.Millisecond)).Round(time.Millisecond)))
 	if r.Writes == nil {
 		fmt.Fprintln(w, "  writes: not recorded (direct run)")
 	} else if len(r.Writes) == 0 {

@@ -1312,9 +1312,9 @@ func loc(l report.Location) string {
 func dur(ms float64) string {
 	d := time.Duration(ms * float64(time.Millisecond))
 	if d < time.Second {
-		return d.Round(time.Millisecond).String()
+		return report.ShortDuration(d.Round(time.Millisecond))
 	}
-	return d.Round(10 * time.Millisecond).String()
+	return report.ShortDuration(d.Round(10 * time.Millisecond))
 }
 
 func hostsText(r report.HookRun) string {

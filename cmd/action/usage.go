@@ -18,6 +18,7 @@ import (
 	"github.com/spf13/pflag"
 	"golang.org/x/sys/unix"
 
+	"github.com/vigiles/action/pkg/report"
 	"github.com/vigiles/action/pkg/runner"
 )
 
@@ -41,7 +42,7 @@ func writeHelp(w io.Writer, help string, fs *pflag.FlagSet) error {
 	// messages, the docs and the policy file write one (1m).
 	fs.VisitAll(func(f *pflag.Flag) {
 		if d, err := time.ParseDuration(f.DefValue); err == nil && f.Value.Type() == "duration" {
-			f.DefValue = shortDuration(d)
+			f.DefValue = report.ShortDuration(d)
 		}
 	})
 	b.WriteString(fs.FlagUsages())
@@ -328,22 +329,6 @@ func setRange(fs *pflag.FlagSet, name, want string) {
 	}
 }
 
-// shortDuration writes d as time.Duration's String does, less the units
-// at its end that are zero: 1m, 24h, 1h30m, where String writes 1m0s,
-// 24h0m0s, 1h30m0s. Every duration the CLI shows (a flag's default in
-// its help, the range and the value in its messages) is written so,
-// as the docs and the policy file write them.
-func shortDuration(d time.Duration) string {
-	s := d.String()
-	if strings.HasSuffix(s, "m0s") {
-		s = strings.TrimSuffix(s, "0s")
-	}
-	if strings.HasSuffix(s, "h0m") {
-		s = strings.TrimSuffix(s, "0m")
-	}
-	return s
-}
-
 // maxDuration is the longest duration a flag holds.
 var maxDuration = time.Duration(math.MaxInt64).Truncate(time.Second)
 
@@ -387,7 +372,7 @@ func outOfRange(err error) error {
 		if !durationSyntax().MatchString(v) {
 			return err
 		}
-		want = fmt.Sprintf("a duration of at most %s", shortDuration(maxDuration))
+		want = fmt.Sprintf("a duration of at most %s", report.ShortDuration(maxDuration))
 	default:
 		return err
 	}

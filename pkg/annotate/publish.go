@@ -199,7 +199,7 @@ func Publish(ctx context.Context, r *report.Report, o Options) (res Result, err 
 				Started:     o.Started,
 				Sleep: func(ctx context.Context, d time.Duration) error {
 					// Said, so that a step that waits is not taken for hung.
-					fmt.Fprintf(log, "vigiles: GitHub refused a check-run request for its secondary rate limit; sending it again in %s\n", d.Round(time.Second))
+					fmt.Fprintf(log, "vigiles: GitHub refused a check-run request for its secondary rate limit; sending it again in %s\n", report.ShortDuration(d.Round(time.Second)))
 					if o.Sleep != nil {
 						return o.Sleep(ctx, d)
 					}

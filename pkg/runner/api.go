@@ -1457,7 +1457,7 @@ func runFailure(e executed) []report.Finding {
 		if e.lanes > 1 && e.ended > 0 && e.ended < shortTimeout {
 			// The whole plan's lanes (planLanes), not the shard's: a
 			// merge of shards says what the whole audit says.
-			msg += fmt.Sprintf("; the plan ran up to %d hooks at a time (--jobs, the Action's jobs input; one per core by default), and other runs sharing the machine's cores can take a hook past a timeout as short as %s: --jobs 1 times it alone", e.lanes, e.ended)
+			msg += fmt.Sprintf("; the plan ran up to %d hooks at a time (--jobs, the Action's jobs input; one per core by default), and other runs sharing the machine's cores can take a hook past a timeout as short as %s: --jobs 1 times it alone", e.lanes, report.ShortDuration(e.ended))
 		}
 		return []report.Finding{{Rule: RuleRunTimeout, Severity: report.SeverityWarning, Location: r.Location, Hook: r.ID,
 			Title: "hook timed out", Message: msg}}
@@ -2830,9 +2830,9 @@ func (w *runWatch) tell(out io.Writer, err error) {
 // under a second: not "0s").
 func ranFor(d time.Duration) string {
 	if d < time.Second {
-		return d.Round(time.Millisecond).String()
+		return report.ShortDuration(d.Round(time.Millisecond))
 	}
-	return d.Round(time.Second).String()
+	return report.ShortDuration(d.Round(time.Second))
 }
 
 // ranForMs is ranFor of a run's durationMs: the line of a run's end gives

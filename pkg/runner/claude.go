@@ -2697,7 +2697,7 @@ func (c *claudeDisc) handler(ctx hookCtx, id, event, matcher string, hasMatcher 
 			case n > maxTimerSeconds:
 				c.find(RuleWrongType, report.SeverityWarning, c.loc(file, m.Value.Pos), "%s.timeout: %s seconds is past the longest timer Node.js keeps (%d seconds, about 24.8 days), which it replaces with one of a millisecond: Claude Code may end the hook at once; write the seconds it may take", where, strconv.FormatFloat(n, 'f', -1, 64), maxTimerSeconds)
 			case n >= 1000 && n == math.Trunc(n) && math.Mod(n, 1000) == 0:
-				c.find(RuleWrongType, report.SeverityWarning, c.loc(file, m.Value.Pos), "%s.timeout: %s is read in seconds (%s), not milliseconds: if %g seconds were meant, write %g", where, strconv.FormatFloat(n, 'f', -1, 64), time.Duration(n*float64(time.Second)), n/1000, n/1000)
+				c.find(RuleWrongType, report.SeverityWarning, c.loc(file, m.Value.Pos), "%s.timeout: %s is read in seconds (%s), not milliseconds: if %g seconds were meant, write %g", where, strconv.FormatFloat(n, 'f', -1, 64), report.ShortDuration(time.Duration(n*float64(time.Second))), n/1000, n/1000)
 			}
 		}
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/vigiles/action/pkg/evidence"
+	"github.com/vigiles/action/pkg/report"
 	"github.com/vigiles/action/pkg/runner/runnertest"
 	"github.com/vigiles/action/pkg/sandbox"
 )
@@ -161,9 +162,9 @@ func TestHookTimeoutIsCapped(t *testing.T) {
 		name, policy string
 		want         map[string]string
 	}{
-		{"no policy", "", map[string]string{"sleep day": "10m0s", "sleep five": "5s", "sleep default": "1m0s"}},
+		{"no policy", "", map[string]string{"sleep day": "10m", "sleep five": "5s", "sleep default": "1m"}},
 		{"defaults.timeout", "version: 1\ndefaults: {timeout: 2s}\n", map[string]string{"sleep day": "2s", "sleep five": "2s", "sleep default": "2s"}},
-		{"a longer defaults.timeout", "version: 1\ndefaults: {timeout: 30m}\n", map[string]string{"sleep day": "30m0s", "sleep five": "5s", "sleep default": "10m0s"}},
+		{"a longer defaults.timeout", "version: 1\ndefaults: {timeout: 30m}\n", map[string]string{"sleep day": "30m", "sleep five": "5s", "sleep default": "10m"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			dir := makeTree(t, map[string]string{"hooks/hooks.json": hooks})
@@ -177,7 +178,7 @@ func TestHookTimeoutIsCapped(t *testing.T) {
 			ex := &runnertest.Canned{F: func(spec sandbox.Spec, _ []byte) (*sandbox.Result, error) {
 				cmd := spec.Command[len(spec.Command)-1]
 				mu.Lock()
-				got[cmd] = spec.Timeout.String()
+				got[cmd] = report.ShortDuration(spec.Timeout)
 				mu.Unlock()
 				res := &sandbox.Result{Tier: sandbox.TierConfined, Writes: []evidence.Write{}, Egress: []evidence.Egress{}, DurationMs: 5}
 				if cmd == "sleep day" {
@@ -198,7 +199,7 @@ func TestHookTimeoutIsCapped(t *testing.T) {
 					msg = f.Message
 				}
 			}
-			if !strings.Contains(msg, "its own timeout of 24h0m0s was capped at "+c.want["sleep day"]) {
+			if !strings.Contains(msg, "its own timeout of 24h was capped at "+c.want["sleep day"]) {
 				t.Errorf("the run/timeout warning does not say the hook's timeout was capped: %q", msg)
 			}
 		})

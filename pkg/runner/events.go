@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/vigiles/action/internal/textdist"
+	"github.com/vigiles/action/pkg/report"
 	"github.com/vigiles/action/pkg/sandbox"
 )
 
@@ -871,7 +872,7 @@ func sessionEndWait(h *Hook) (time.Duration, string) {
 	case h.Timeout > 0 && h.Timeout <= budget:
 		return h.Timeout, "its own timeout"
 	case h.Timeout > 0 && raises:
-		return budget, fmt.Sprintf("the budget SessionEnd hooks share, which its own timeout raises to %s at most", sessionEndBudgetMax)
+		return budget, fmt.Sprintf("the budget SessionEnd hooks share, which its own timeout raises to %s at most", report.ShortDuration(sessionEndBudgetMax))
 	case h.Timeout > 0 && h.InPlugin:
 		return budget, "the budget SessionEnd hooks share, which a plugin's own timeout does not raise"
 	case h.Timeout > 0:

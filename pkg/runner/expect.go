@@ -390,11 +390,11 @@ func checkExpectations(c *Check, e executed) []report.Finding {
 			if r.TimedOut {
 				// Ended at its timeout, it never finished: its time is
 				// the timeout's, not a bound it kept.
-				fail(x, rule, fmt.Sprintf("want the hook to finish within %s; it did not finish: it was ended at its timeout after %s", x.Duration, got.Round(time.Millisecond)), "")
+				fail(x, rule, fmt.Sprintf("want the hook to finish within %s; it did not finish: it was ended at its timeout after %s", report.ShortDuration(x.Duration), report.ShortDuration(got.Round(time.Millisecond))), "")
 				continue
 			}
 			if got > x.Duration {
-				fail(x, rule, fmt.Sprintf("want the hook to finish within %s; it took %s", x.Duration, got.Round(time.Millisecond)), "")
+				fail(x, rule, fmt.Sprintf("want the hook to finish within %s; it took %s", report.ShortDuration(x.Duration), report.ShortDuration(got.Round(time.Millisecond))), "")
 			}
 		}
 	}

@@ -34,7 +34,7 @@ func TestHookTimeoutAnyPositive(t *testing.T) {
 	wantF := []string{
 		"error discovery/wrong-type hooks/hooks.json:6:50 Stop[0].hooks[4].timeout: want a positive number of seconds, found 0",
 		`error discovery/wrong-type hooks/hooks.json:7:50 Stop[0].hooks[5].timeout: want a positive number of seconds, found the string "60"`,
-		"warning discovery/wrong-type hooks/hooks.json:2:50 Stop[0].hooks[0].timeout: 120000 is read in seconds (33h20m0s), not milliseconds: if 120 seconds were meant, write 120",
+		"warning discovery/wrong-type hooks/hooks.json:2:50 Stop[0].hooks[0].timeout: 120000 is read in seconds (33h20m), not milliseconds: if 120 seconds were meant, write 120",
 		"warning discovery/wrong-type hooks/hooks.json:5:50 Stop[0].hooks[3].timeout: 3000000 seconds is past the longest timer Node.js keeps (2147483 seconds, about 24.8 days), which it replaces with one of a millisecond: Claude Code may end the hook at once; write the seconds it may take",
 	}
 	if diff := cmp.Diff(wantF, findingMessages(s.findings)); diff != "" {

@@ -303,7 +303,7 @@ func (s *runSettings) timeoutOf(p *plannedRun) (timeout time.Duration, capped st
 		return timeout, capped
 	}
 	if w := claudeWait(p.Hook); timeout > w {
-		return w, fmt.Sprintf("vigiles waited %s, not %s: Claude Code ends the hook at %s, %s", w, timeout, w, claudeWhy(p.Hook))
+		return w, fmt.Sprintf("vigiles waited %s, not %s: Claude Code ends the hook at %s, %s", report.ShortDuration(w), report.ShortDuration(timeout), report.ShortDuration(w), claudeWhy(p.Hook))
 	}
 	return timeout, capped
 }
@@ -321,7 +321,7 @@ func (s *runSettings) chosenTimeout(p *plannedRun) (timeout time.Duration, cappe
 			limit, from = s.timeout, "the policy's defaults.timeout"
 		}
 		if h.Timeout > limit {
-			return limit, fmt.Sprintf("its own timeout of %s was capped at %s, %s", h.Timeout, limit, from)
+			return limit, fmt.Sprintf("its own timeout of %s was capped at %s, %s", report.ShortDuration(h.Timeout), report.ShortDuration(limit), from)
 		}
 		return h.Timeout, ""
 	case s.timeout > 0:
@@ -664,11 +664,11 @@ func (s *runSettings) executeTracked(ctx context.Context, plan []*plannedRun) ([
 			delete(watch.started, i)
 			r.Outcome = report.OutcomeError
 			r.Reason = fmt.Sprintf("not run: vigiles was interrupted (%v) while it set up the run's sandbox (%s after its turn came), before the hook's command started",
-				err, ranFor[i].Round(time.Millisecond))
+				err, report.ShortDuration(ranFor[i].Round(time.Millisecond)))
 		} else if _, ok := watch.cut[i]; ok {
 			r.Outcome = report.OutcomeError
 			r.Reason = fmt.Sprintf("interrupted: it was still running when vigiles was interrupted (%v), after %s, and was stopped; what it would have done is not known",
-				err, ranFor[i].Round(time.Millisecond))
+				err, report.ShortDuration(ranFor[i].Round(time.Millisecond)))
 		} else if !watch.started[i] {
 			out[i] = executed{run: baseRun(p), err: err}
 			r = &out[i].run
@@ -760,13 +760,13 @@ func (s *runSettings) one(ctx context.Context, p *plannedRun, pend Pending) exec
 		// past it, and the call went on without it from the start.
 		backgrounded = true
 		d = Decision{Outcome: report.OutcomeAllowed, Reason: fmt.Sprintf("async: the agent does not wait for the hook, and Claude Code does not enforce an async hook's timeout, so it would have let the hook run on; vigiles ended it after %.0f ms, at %s (%s): what it did after that is not in the record",
-			res.DurationMs, timeout, s.waitedWhy(p))}
+			res.DurationMs, report.ShortDuration(timeout), s.waitedWhy(p))}
 	case d.AsyncResponse:
 		// Backgrounded at its first line, the hook is no longer timed
 		// by Claude Code, which lets it run on: vigiles ended it, and the
 		// run/timeout finding says that what came after is not recorded.
 		d.Reason = fmt.Sprintf("%s; vigiles ended it after %.0f ms, at %s (%s), where Claude Code, which times no hook it has backgrounded, would have let it run on: what it did after that is not in the record",
-			d.Reason, res.DurationMs, timeout, s.waitedWhy(p))
+			d.Reason, res.DurationMs, report.ShortDuration(timeout), s.waitedWhy(p))
 	default:
 		// The run/timeout finding quotes this reason: say whose timeout
 		// ended the hook, and what Claude Code does there.
@@ -832,7 +832,7 @@ func (s *runSettings) one(ctx context.Context, p *plannedRun, pend Pending) exec
 			// any timeout of vigiles' ends it sooner, and no expectation
 			// over its record (no-egress, no-write) passes on what it did
 			// before.
-			e.cutShort = "it was ended at " + timeout.String() + " (async: Claude Code times no hook it has backgrounded)"
+			e.cutShort = "it was ended at " + report.ShortDuration(timeout) + " (async: Claude Code times no hook it has backgrounded)"
 		}
 		e.ended = timeout
 		e.bound = s.boundOf(p)
@@ -962,20 +962,20 @@ func readsOutput(c *Check) bool {
 func (s *runSettings) cutShort(p *plannedRun) string {
 	timeout, capped := s.timeoutOf(p)
 	if p.Check != nil && p.Check.Command != "" {
-		return "it was ended at the check's timeout of " + timeout.String() + " before it finished"
+		return "it was ended at the check's timeout of " + report.ShortDuration(timeout) + " before it finished"
 	}
 	claude := claudeWait(p.Hook)
 	switch {
 	case timeout >= claude:
 		return ""
 	case capped != "":
-		return "it was ended at " + timeout.String() + ": " + capped
+		return "it was ended at " + report.ShortDuration(timeout) + ": " + capped
 	case p.Timeout > 0:
-		return fmt.Sprintf("it was ended at the check's timeout of %s, and Claude Code would wait %s for it", timeout, claude)
+		return fmt.Sprintf("it was ended at the check's timeout of %s, and Claude Code would wait %s for it", report.ShortDuration(timeout), report.ShortDuration(claude))
 	case p.Hook.Timeout > 0:
-		return fmt.Sprintf("it was ended at %s, and Claude Code would wait its own timeout of %s for it", timeout, claude)
+		return fmt.Sprintf("it was ended at %s, and Claude Code would wait its own timeout of %s for it", report.ShortDuration(timeout), report.ShortDuration(claude))
 	}
-	return fmt.Sprintf("it was ended at %s (defaults.timeout, else vigiles' default), and it sets no timeout of its own, so Claude Code would wait %s for it (its default for %s)", timeout, claude, p.Hook.Event)
+	return fmt.Sprintf("it was ended at %s (defaults.timeout, else vigiles' default), and it sets no timeout of its own, so Claude Code would wait %s for it (its default for %s)", report.ShortDuration(timeout), report.ShortDuration(claude), p.Hook.Event)
 }
 
 // timedOut is the reason of a run of p that its timeout ended after ms
@@ -1002,17 +1002,17 @@ func (s *runSettings) timedOut(p *plannedRun, ms float64) string {
 	}
 	switch s.boundOf(p) {
 	case commandBound:
-		return fmt.Sprintf("%s, at %s, %s; the agent cancels a hook at its timeout and carries on", after, timeout, s.waitedWhy(p))
+		return fmt.Sprintf("%s, at %s, %s; the agent cancels a hook at its timeout and carries on", after, report.ShortDuration(timeout), s.waitedWhy(p))
 	case soonerBound:
-		ended := fmt.Sprintf("it waited %s, %s", timeout, s.waitedWhy(p))
+		ended := fmt.Sprintf("it waited %s, %s", report.ShortDuration(timeout), s.waitedWhy(p))
 		if capped != "" {
 			ended = capped
 		}
 		return fmt.Sprintf("%s, at vigiles' bound, not Claude Code's: %s, and Claude Code would still be waiting for it (it waits up to %s, %s); %s%s",
-			after, ended, claude, claudeWhy(p.Hook), raiseTimeout(p, claude), blocks)
+			after, ended, report.ShortDuration(claude), claudeWhy(p.Hook), raiseTimeout(p, claude), blocks)
 	case longerBound:
 		return fmt.Sprintf("%s, at %s, %s: Claude Code would have ended it at %s (%s), and vigiles let it run longer to record what it does%s",
-			after, timeout, s.waitedWhy(p), claude, claudeWhy(p.Hook), blocks)
+			after, report.ShortDuration(timeout), s.waitedWhy(p), report.ShortDuration(claude), claudeWhy(p.Hook), blocks)
 	}
 	if capped != "" {
 		// Cut to Claude Code's wait: say that the wait was not the
@@ -1044,13 +1044,14 @@ func raiseTimeout(p *plannedRun, claude time.Duration) string {
 	if claude > maxPolicyDuration {
 		how, claude = "to audit it as long as vigiles can", maxPolicyDuration
 	}
+	wait := report.ShortDuration(claude)
 	switch {
 	case p.Timeout > 0:
-		return fmt.Sprintf("%s, give the check timeout: %s", how, claude)
+		return fmt.Sprintf("%s, give the check timeout: %s", how, wait)
 	case p.Check != nil:
-		return fmt.Sprintf("%s, give the check timeout: %s, or set defaults.timeout: %s in .vigiles.yml", how, claude, claude)
+		return fmt.Sprintf("%s, give the check timeout: %s, or set defaults.timeout: %s in .vigiles.yml", how, wait, wait)
 	}
-	return fmt.Sprintf("%s, set defaults.timeout: %s in .vigiles.yml", how, claude)
+	return fmt.Sprintf("%s, set defaults.timeout: %s in .vigiles.yml", how, wait)
 }
 
 // outputText is a run's output as text: the raw bytes when the result

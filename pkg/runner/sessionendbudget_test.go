@@ -27,7 +27,7 @@ func TestSessionEndBudget(t *testing.T) {
 		{"settings, no timeout", Hook{}, 1500 * time.Millisecond, "the budget SessionEnd hooks share"},
 		{"settings, under the budget", Hook{Timeout: time.Second}, time.Second, "its own timeout"},
 		{"settings, raises the budget", Hook{Timeout: 30 * time.Second}, 30 * time.Second, "its own timeout"},
-		{"settings, past 60 s", Hook{Timeout: 120 * time.Second}, 60 * time.Second, "which its own timeout raises to 1m0s at most"},
+		{"settings, past 60 s", Hook{Timeout: 120 * time.Second}, 60 * time.Second, "which its own timeout raises to 1m at most"},
 		{"plugin, under the budget", Hook{InPlugin: true, Timeout: time.Second}, time.Second, "its own timeout"},
 		{"plugin, past the budget", Hook{InPlugin: true, Timeout: 30 * time.Second}, 1500 * time.Millisecond, "which a plugin's own timeout does not raise"},
 		{"frontmatter, past the budget", Hook{Scoped: true, Timeout: 30 * time.Second}, 1500 * time.Millisecond, "frontmatter's hook does not raise"},
