@@ -750,6 +750,22 @@ func runConfined(ctx context.Context, spec Spec, bwrap, cwd string, gate *turnGa
 	// The command waits for the connector, or for its turn (Prepare).
 	cfg.WaitGo = needAttach || gate != nil
 	cfg.PidsByCgroup = cg.bindsPids()
+	// A non-root caller's command shares the caller's own process limit
+	// with vigiles (the kernel counts the uid's processes and threads
+	// together): its limit leaves pidsReserve of it for vigiles, and the
+	// reaper's count of the command's tasks, which names limitHit
+	// "pids", is checked against the lowered limit, as is the caller's
+	// hard limit (rlimitsFit). A root caller is not bounded by its
+	// RLIMIT_NPROC.
+	if !cfg.PidsByCgroup && os.Geteuid() != 0 {
+		var np unix.Rlimit
+		if err := unix.Getrlimit(unix.RLIMIT_NPROC, &np); err != nil {
+			return fail(fmt.Errorf("%w: reading this process's process limit: %w", ErrRefused, err))
+		}
+		if cfg.Limits.Pids, err = pidsUnder(cfg.Limits.Pids, np.Cur); err != nil {
+			return fail(fmt.Errorf("%w: %w", ErrRefused, err))
+		}
+	}
 	if err := rlimitsFit(cfg.Limits, !cfg.PidsByCgroup); err != nil {
 		return fail(fmt.Errorf("%w: %w", ErrRefused, err))
 	}

@@ -107,3 +107,35 @@ func TestFewDescriptorsFailTheRun(t *testing.T) {
 		}
 	}
 }
+
+// TestPidsUnderKeepsAReserve: under a finite soft process limit the
+// command's own limit leaves pidsReserve of it for vigiles' processes
+// and threads, which the kernel counts with the command's; a limit that
+// would leave the command less than MinPids refuses the run, naming
+// `ulimit -u` and the least it needs; no limit leaves the command's as
+// it was asked.
+func TestPidsUnderKeepsAReserve(t *testing.T) {
+	for _, c := range []struct {
+		pids int
+		soft uint64
+		want int
+	}{
+		{512, unix.RLIM_INFINITY, 512},
+		{512, 1 << 40, 512},
+		{512, 512 + pidsReserve, 512},
+		{512, 512 + pidsReserve - 1, 511},
+		{512, 128, 128 - pidsReserve},
+		{128, 128, 128 - pidsReserve},
+		{40, 128, 40},
+		{512, MinPids + pidsReserve, MinPids},
+	} {
+		got, err := pidsUnder(c.pids, c.soft)
+		if err != nil || got != c.want {
+			t.Errorf("pidsUnder(%d, %d) = %d, %v; want %d", c.pids, c.soft, got, err, c.want)
+		}
+	}
+	_, err := pidsUnder(512, MinPids+pidsReserve-1)
+	if err == nil || !strings.Contains(err.Error(), "ulimit -u") || !strings.Contains(err.Error(), fmt.Sprintf("at least %d", MinPids+pidsReserve)) {
+		t.Errorf("a soft limit of %d: %v", MinPids+pidsReserve-1, err)
+	}
+}

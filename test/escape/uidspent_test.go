@@ -38,7 +38,7 @@ func spentRunner(t *testing.T) runner {
 // raw JSON, vigiles' stderr and exit status. It fails the test when
 // vigiles gave no JSON result, and kills every process of spentUID left
 // once it is done, failing the test if there was one.
-func spentRun(t *testing.T, r runner, shell, what string, args ...string) (result, egressResult, string) {
+func spentRun(t *testing.T, r runner, shell, what string, args ...string) (result, egressResult, string, int) {
 	t.Helper()
 	dir := workTree(t)
 	filepath.Walk(dir, func(p string, _ os.FileInfo, _ error) error {
@@ -68,7 +68,7 @@ func spentRun(t *testing.T, r runner, shell, what string, args ...string) (resul
 	}
 	json.Unmarshal(stdout.Bytes(), &er)
 	res.raw = stdout.String()
-	return res, er, stderr.String()
+	return res, er, stderr.String(), cmd.ProcessState.ExitCode()
 }
 
 // killUID kills every process of uid left on the host and fails the test
@@ -170,7 +170,7 @@ func spentEgress(what string) []string {
 func TestSpentEpollWatchesLeaveAWholeRecordOrAnError(t *testing.T) {
 	requireBwrap(t)
 	r := spentRunner(t)
-	res, er, stderr := spentRun(t, r, "", "epoll", "--egress", "record", "--timeout", "4m")
+	res, er, stderr, _ := spentRun(t, r, "", "epoll", "--egress", "record", "--timeout", "4m")
 	if !strings.Contains(res.Stdout, "ENOSPC") && res.Error == "" {
 		t.Errorf("the hook did not spend its uid's epoll watches (no ENOSPC)\nstdout: %.2000s", res.Stdout)
 	}
@@ -196,7 +196,7 @@ func TestSpentEpollWatchesLeaveAWholeRecordOrAnError(t *testing.T) {
 func TestSpentPipePagesLeaveAWholeRecordOrAnError(t *testing.T) {
 	requireBwrap(t)
 	r := spentRunner(t)
-	res, er, stderr := spentRun(t, r, "", "pipe", "--egress", "record")
+	res, er, stderr, _ := spentRun(t, r, "", "pipe", "--egress", "record")
 	if !strings.Contains(res.Stdout, "new-pipe=8192") && res.Error == "" {
 		t.Errorf("the hook did not pass its uid's pipe pages (a new pipe of the smallest buffer)\nstdout: %.2000s", res.Stdout)
 	}
@@ -209,15 +209,77 @@ func TestSpentPipePagesLeaveAWholeRecordOrAnError(t *testing.T) {
 // against every process and thread of the host uid, the broker's Go
 // threads included; where the caller's own limit is the run's (vigiles
 // started under `ulimit -u 128`, --limit-pids 128), a hook that forks
-// until the kernel refuses and holds its children leaves the broker and
-// the init no new thread (here it forked 108: the sandbox's own count was
+// until the kernel refuses and holds its children left the broker and
+// the init no new thread (it forked 108: the sandbox's own count was
 // below 128, so the refusal was the host uid's, vigiles' threads
-// included). The run holds what the hook did after, or reports an error.
+// included); the hook's limit now keeps vigiles' reserve (64) out of its
+// reach, and it forks 52. The run holds what the hook did after, or
+// reports an error.
 func TestSpentProcessesLeaveAWholeRecordOrAnError(t *testing.T) {
 	requireBwrap(t)
 	r := spentRunner(t)
-	res, er, stderr := spentRun(t, r, `ulimit -u 128 && exec "$0" "$@"`, "nproc", "--egress", "record", "--limit-pids", "128")
+	res, er, stderr, _ := spentRun(t, r, `ulimit -u 128 && exec "$0" "$@"`, "nproc", "--egress", "record", "--limit-pids", "128")
 	if e := checkSpent(t, res, er, stderr, "nproc", spentEgress("nproc")); e != "" {
 		t.Logf("the run ended with an error: %s", e)
+	}
+}
+
+// spentReserve is the share of a non-root caller's process limit that
+// vigiles keeps for its own processes and threads (pidsReserve in
+// pkg/sandbox).
+const spentReserve = 64
+
+// TestSpentProcessesLeaveVigilesItsReserve: vigiles started under a soft
+// `ulimit -u 128` (its hard limit left as it was) with the default
+// --limit-pids of 512 gives the hook a limit of 128 less its reserve, so
+// that a hook that forks until the kernel refuses, holds its children and
+// then opens 300 connections to the recording proxy at once leaves the
+// broker and the init room for the threads they need: the run ends
+// normally, its record whole, with limitHit "pids". Before the reserve
+// the hook forked 108 or 109 and the init, whose recording proxy served
+// the connections, aborted (Go's runtime, exit status 2): the run ended
+// with an error and the record was lost.
+func TestSpentProcessesLeaveVigilesItsReserve(t *testing.T) {
+	requireBwrap(t)
+	r := spentRunner(t)
+	res, er, stderr, status := spentRun(t, r, `ulimit -Su 128 && exec "$0" "$@"`, "nproc-busy", "--egress", "record")
+	if e := checkSpent(t, res, er, stderr, "nproc-busy", spentEgress("nproc-busy")); e != "" {
+		t.Errorf("the run ended with an error, where its reserve should have left vigiles room: %s", e)
+	}
+	if status != 0 {
+		t.Errorf("vigiles' exit status %d, want 0\nstderr: %s", status, stderr)
+	}
+	held := -1
+	for _, l := range strings.Split(res.Stdout, "\n") {
+		if f := strings.Fields(l); len(f) == 4 && f[0] == "held" {
+			held, _ = strconv.Atoi(f[2])
+		}
+	}
+	if held < 0 || held >= 128-spentReserve {
+		t.Errorf("the hook held %d processes, want fewer than %d (128 less the reserve of %d)", held, 128-spentReserve, spentReserve)
+	}
+	if res.LimitHit != "pids" {
+		t.Errorf("limit hit %q, want pids", res.LimitHit)
+	}
+}
+
+// TestSpentProcessesTooFewForTheReserveAreRefused: a caller whose soft
+// process limit leaves, once vigiles' reserve is kept, less than the
+// sandbox needs (32) is refused before anything starts, naming `ulimit
+// -u`, with vigiles' exit status for a refusal, 125.
+func TestSpentProcessesTooFewForTheReserveAreRefused(t *testing.T) {
+	requireBwrap(t)
+	r := spentRunner(t)
+	res, _, stderr, status := spentRun(t, r, fmt.Sprintf(`ulimit -Su %d && exec "$0" "$@"`, 32+spentReserve-1), "nproc")
+	if res.Tier != "refused" || status != 125 {
+		t.Errorf("tier %s, exit status %d; want refused, 125\nstderr: %s", res.Tier, status, stderr)
+	}
+	for _, want := range []string{"ulimit -u", fmt.Sprintf("at least %d", 32+spentReserve)} {
+		if !strings.Contains(res.Refusal, want) {
+			t.Errorf("the refusal does not say %q: %s", want, res.Refusal)
+		}
+	}
+	if strings.Contains(res.Stdout, "held ") {
+		t.Errorf("the hook ran: %.200s", res.Stdout)
 	}
 }

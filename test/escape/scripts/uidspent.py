@@ -6,7 +6,8 @@
 # argument names the resource: epoll (watches, until epoll_ctl answers
 # ENOSPC), pipe (pipe buffer pages, past fs.pipe-user-pages-soft, until a
 # new pipe gets the smallest buffer), nproc (processes, until fork
-# answers EAGAIN). It prints what it held and the last error before the
+# answers EAGAIN), nproc-busy (nproc, and then 300 connections to the
+# recording proxy at once). It prints what it held and the last error before the
 # rest.
 import errno, fcntl, hashlib, os, select, signal, socket, sys, time
 
@@ -99,8 +100,40 @@ def nproc_fill():
         return n, errno.errorcode.get(e.errno, str(e.errno))
     return n, "none"
 
+def nproc_busy():
+    # nproc_fill, and then, while the children hold the uid's count, 300
+    # connections to the recording proxy at once, each asking for a host
+    # of its own: the proxy serves them all while the uid may have no
+    # room for a new thread (without a proxy, 300 tries to addresses of
+    # TEST-NET-1, recorded as the sandbox's own).
+    n, why = nproc_fill()
+    proxy = os.environ.get("HTTP_PROXY", "")
+    hp = proxy.split("//")[-1].strip("/").rsplit(":", 1)
+    addr = (hp[0], int(hp[1])) if proxy else ("192.0.2.30", 80)
+    socks = []
+    for i in range(300):
+        s = socket.socket()
+        s.setblocking(False)
+        try:
+            s.connect(addr)
+        except BlockingIOError:
+            pass
+        except OSError:
+            pass
+        socks.append(s)
+    time.sleep(2)
+    for i, s in enumerate(socks):
+        try:
+            s.send(b"GET http://busy-%d.example.test/ HTTP/1.1\r\nHost: busy-%d.example.test\r\n\r\n" % (i, i))
+        except OSError:
+            pass
+    time.sleep(2)
+    for s in socks:
+        s.close()
+    return n, why
+
 what = sys.argv[1]
-held, why = {"epoll": epoll_fill, "pipe": pipe_fill, "nproc": nproc_fill}[what]()
+held, why = {"epoll": epoll_fill, "pipe": pipe_fill, "nproc": nproc_fill, "nproc-busy": nproc_busy}[what]()
 print("held", what, held, why, flush=True)
 with open("after-%s.txt" % what, "w") as f:
     f.write("written while the uid's %s was spent\n" % what)
