@@ -7,7 +7,8 @@
 # ENOSPC), pipe (pipe buffer pages, past fs.pipe-user-pages-soft, until a
 # new pipe gets the smallest buffer), nproc (processes, until fork
 # answers EAGAIN), nproc-busy (nproc, and then 300 connections to the
-# recording proxy at once). It prints what it held and the last error before the
+# recording proxy at once), nproc-loud (nproc, and then 2,000 files and
+# 30 MB on stderr). It prints what it held and the last error before the
 # rest.
 import errno, fcntl, hashlib, os, select, signal, socket, sys, time
 
@@ -132,8 +133,22 @@ def nproc_busy():
         s.close()
     return n, why
 
+def nproc_loud():
+    # nproc_fill, and then, while the children hold the uid's count,
+    # 2,000 small files and 30 MB on stderr: the broker reads and drops
+    # what is past the capture's bound, and its Go runtime's collector
+    # wants threads while it does.
+    n, why = nproc_fill()
+    for i in range(2000):
+        with open("loud-%04d.txt" % i, "w") as f:
+            f.write("x" * 1000)
+    blk = (("z" * 100) + "\n").encode() * 1000
+    for _ in range(300):
+        os.write(2, blk)
+    return n, why
+
 what = sys.argv[1]
-held, why = {"epoll": epoll_fill, "pipe": pipe_fill, "nproc": nproc_fill, "nproc-busy": nproc_busy}[what]()
+held, why = {"epoll": epoll_fill, "pipe": pipe_fill, "nproc": nproc_fill, "nproc-busy": nproc_busy, "nproc-loud": nproc_loud}[what]()
 print("held", what, held, why, flush=True)
 with open("after-%s.txt" % what, "w") as f:
     f.write("written while the uid's %s was spent\n" % what)
