@@ -541,7 +541,7 @@ type refusal struct {
 
 // answerRefusal says why a, an address in the upstream's answer for an
 // allowlisted name, is kept out of the answer and the wall; "" when it is
-// admitted. Besides the ranges refusedAnswer names, an address of the host
+// admitted. Besides the ranges refusedAddr names, an address of the host
 // itself is refused: through slirp4netns or pasta a connection to it comes
 // from the host, so it reaches whatever listens there on that address or
 // on all of them, as no connection from outside could. Each address the

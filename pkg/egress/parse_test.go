@@ -149,14 +149,14 @@ func TestRefusedAnswer(t *testing.T) {
 		"2001:0:cb00:7107::34ff:8ef7": "",
 	}
 	for a, want := range tests {
-		if got := refusedAnswer(netip.MustParseAddr(a)); got != want {
-			t.Errorf("refusedAnswer(%s) = %q, want %q", a, got, want)
+		if got := (&dnsStub{pol: &policy{}}).answerRefusal(netip.MustParseAddr(a)); got != want {
+			t.Errorf("answerRefusal(%s) without host addresses or --allow-ip = %q, want %q", a, got, want)
 		}
 	}
 }
 
 // TestAnswerRefusal: the stub's filter of an allowlisted name's answer
-// refuses, besides refusedAnswer's ranges, the host's own addresses
+// refuses, besides refusedAddr's ranges, the host's own addresses
 // (through the connector a connection to one comes from the host itself),
 // NAT64 and 6to4 ones leading there too, unless --allow-ip covers the
 // address or the IPv4 address it leads to; and

@@ -244,20 +244,8 @@ func nat64Of(a netip.Addr) netip.Addr {
 	return netip.AddrFrom16(b)
 }
 
-// refusedAnswer says why a, an answer for an allowlisted name, must not be
-// accepted; "" when it may. An address that carries an IPv4 address a
-// packet for it may be taken to (judgedAs: NAT64, 6to4, Teredo and the
-// like) is refused when that IPv4 address is.
-func refusedAnswer(a netip.Addr) string {
-	for _, x := range judgedAs(a) {
-		if why := refusedAddr(x); why != "" {
-			return why
-		}
-	}
-	return ""
-}
-
-// refusedAddr is refusedAnswer's judgement of one address, as it is.
+// refusedAddr says why a, one address an allowlisted name's answer is
+// judged as (judgedAs), must not be accepted; "" when it may.
 func refusedAddr(a netip.Addr) string {
 	switch {
 	case a.IsLoopback():
