@@ -269,10 +269,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 	return commandNamed(args[0], sc.run(ctx, args[1:], getenv, stdin, stdout, stderr))
 }
 
-// commandNamed puts "name: " before each message of err that does not
-// begin with it, so that every error a command prints reads "vigiles:
-// <command>: ...", whichever part of the command, or the runner below it,
-// said it. The exit status, and what errors.Is finds, stay err's.
+// commandNamed puts "name: " before each message of err, as namedFor
+// does, so that every error a command prints reads "vigiles: <command>:
+// ...", whichever part of the command, or the runner below it, said it.
+// The exit status, and what errors.Is finds, stay err's.
 func commandNamed(name string, err error) error {
 	switch e := err.(type) {
 	case nil:
@@ -289,10 +289,7 @@ func commandNamed(name string, err error) error {
 		}
 		return named
 	}
-	if strings.HasPrefix(err.Error(), name+": ") {
-		return err
-	}
-	return hinted{msg: name + ": " + err.Error(), err: err}
+	return namedFor(name, err)
 }
 
 // unknownCommand says that name is no command, with the closest one
