@@ -188,6 +188,10 @@ func cmdRun(ctx context.Context, args []string, getenv func(string) string, stdi
 	}
 	var closers []io.Closer
 	var controls atomic.Bool // the command's output held a terminal control
+	// Only a report that goes, after the output as it was, to a pipe or a
+	// file may need the reset: not in a step log, nor on a terminal,
+	// which is shown the controls instead.
+	resetAfter := getenv("GITHUB_ACTIONS") != "true" && !isTerminal(stderr)
 	if !*jsonOut {
 		spec.PassStdout, spec.PassStderr = stdout, stderr
 		if getenv("GITHUB_ACTIONS") == "true" {
@@ -210,8 +214,10 @@ func cmdRun(ctx context.Context, args []string, getenv func(string) string, stdi
 			spec.PassStderr = t
 			closers = append([]io.Closer{t}, closers...)
 		}
-		spec.PassStdout = &controlWatch{w: spec.PassStdout, seen: &controls}
-		spec.PassStderr = &controlWatch{w: spec.PassStderr, seen: &controls}
+		if resetAfter {
+			spec.PassStdout = &controlWatch{w: spec.PassStdout, seen: &controls}
+			spec.PassStderr = &controlWatch{w: spec.PassStderr, seen: &controls}
+		}
 	}
 	res, runErr := sandbox.Run(ctx, spec)
 	for _, c := range closers {
@@ -247,7 +253,7 @@ func cmdRun(ctx context.Context, args []string, getenv func(string) string, stdi
 			return exitWith(125, fmt.Errorf("run: writing the result to stdout: %w", err))
 		}
 	} else {
-		if controls.Load() && getenv("GITHUB_ACTIONS") != "true" && !isTerminal(stderr) {
+		if controls.Load() {
 			// Passed on as they were, to a pipe or a file a terminal
 			// may show later: the report after them stays readable.
 			io.WriteString(stderr, termReset)
