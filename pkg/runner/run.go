@@ -422,6 +422,9 @@ func (s *runSettings) spec(p *plannedRun) sandbox.Spec {
 		Egress:    s.egress,
 
 		RootSandbox: s.rootSandbox,
+		// A non-root caller's process limit is shared by the runs
+		// under way at once (sandbox.Spec.Lanes).
+		Lanes: s.jobsOrCores(),
 		// Claude Code's own process ID, the hook's parent (env-vars.md):
 		// the hook's $PPID, as vigiles starts it.
 		ParentPIDVar: "CLAUDE_PID",

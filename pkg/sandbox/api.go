@@ -70,6 +70,12 @@ type Spec struct {
 	// command's writes; what the command left there is returned in
 	// Result.EnvFile. A direct run records nothing, so it gets neither.
 	EnvFile, EnvFileVar string
+	// Lanes is how many commands this process may run at once, this one
+	// among them (an audit's --jobs); 0 is 1. A non-root caller's
+	// process limit is the uid's, counted by the kernel over all of them
+	// and vigiles' own processes too, so each command gets its share of
+	// it (pidsUnder).
+	Lanes int
 	// ParentPIDVar, when set, is an environment variable that gives the
 	// command the process ID of its parent as the command sees it, as
 	// Claude Code's CLAUDE_PID gives its hooks Claude Code's own (their

@@ -751,18 +751,18 @@ func runConfined(ctx context.Context, spec Spec, bwrap, cwd string, gate *turnGa
 	cfg.WaitGo = needAttach || gate != nil
 	cfg.PidsByCgroup = cg.bindsPids()
 	// A non-root caller's command shares the caller's own process limit
-	// with vigiles (the kernel counts the uid's processes and threads
-	// together): its limit leaves pidsReserve of it for vigiles, and the
-	// reaper's count of the command's tasks, which names limitHit
-	// "pids", is checked against the lowered limit, as is the caller's
-	// hard limit (rlimitsFit). A root caller is not bounded by its
-	// RLIMIT_NPROC.
+	// with vigiles and the other lanes' commands (the kernel counts the
+	// uid's processes and threads together): its limit is its lane's
+	// share of it less pidsReserve for vigiles, and the reaper's count
+	// of the command's tasks, which names limitHit "pids", is checked
+	// against the lowered limit, as is the caller's hard limit
+	// (rlimitsFit). A root caller is not bounded by its RLIMIT_NPROC.
 	if !cfg.PidsByCgroup && os.Geteuid() != 0 {
 		var np unix.Rlimit
 		if err := unix.Getrlimit(unix.RLIMIT_NPROC, &np); err != nil {
 			return fail(fmt.Errorf("%w: reading this process's process limit: %w", ErrRefused, err))
 		}
-		if cfg.Limits.Pids, err = pidsUnder(cfg.Limits.Pids, np.Cur); err != nil {
+		if cfg.Limits.Pids, err = pidsUnder(cfg.Limits.Pids, np.Cur, spec.Lanes); err != nil {
 			return fail(fmt.Errorf("%w: %w", ErrRefused, err))
 		}
 	}

@@ -55,37 +55,51 @@ func rlimitsFit(l Limits, nproc bool) error {
 	return nil
 }
 
-// pidsReserve is how many processes and threads of the caller's uid a
-// non-root caller's run keeps out of the command's reach under the
-// caller's own process limit. RLIMIT_NPROC is checked at each fork and
-// clone against the uid's whole count (every namespace; the sandbox's
-// user namespace is also capped at the limit its creator had), and the
-// broker, bubblewrap, the connector (slirp4netns or pasta), the init and
-// the reaper are all of that uid: a command that took the whole count
-// left Go's runtime in the broker or the init no new OS thread, which it
-// cannot do without, and it aborted ("failed to create new OS thread",
-// exit status 2), losing the record. A broker or an init makes a thread
-// for each CPU it runs Go on (GOMAXPROCS) and one for each goroutine
-// blocked in a system call; on a host of two CPUs a run's own tasks
-// outside the command were some 20 at once, and the egress recorder,
-// serving hundreds of connections, needed more as the command held the
-// rest. 64 leaves that several times over.
+// pidsReserve is how many processes and threads of the caller's uid each
+// of a non-root caller's runs under way keeps out of the command's reach
+// under the caller's own process limit. RLIMIT_NPROC is checked at each
+// fork and clone against the uid's whole count (every namespace; the
+// sandbox's user namespace is also capped at the limit its creator had),
+// and the broker, bubblewrap, the connector (slirp4netns or pasta), the
+// init and the reaper are all of that uid: a command that took the whole
+// count left Go's runtime in the broker or the init no new OS thread,
+// which it cannot do without, and it aborted ("failed to create new OS
+// thread", exit status 2), losing the record. A broker or an init makes a
+// thread for each CPU it runs Go on (GOMAXPROCS) and one for each
+// goroutine blocked in a system call; on a host of two CPUs a run's own
+// tasks outside the command were some 20 at once, and the egress
+// recorder, serving hundreds of connections, needed more as the command
+// held the rest. An audit keeps up to three sandboxes a lane (one
+// prepared, one running, one making its record): its own tasks were 55
+// at most with --jobs 2 and 103 with --jobs 4, 26 or 27 a lane. 64 a lane
+// leaves that twice over.
 const pidsReserve = 64
 
 // pidsUnder returns the process limit the command gets when vigiles runs
-// under a soft RLIMIT_NPROC of soft (unix.RLIM_INFINITY when it has none):
-// pids, or less, so that pidsReserve of the uid's count stays for
-// vigiles' own processes and threads. A soft limit that leaves the
-// command less than MinPids refuses the run, naming `ulimit -u`.
-func pidsUnder(pids int, soft uint64) (int, error) {
+// lanes commands at once (an audit's --jobs; below 1 is 1) under a soft
+// RLIMIT_NPROC of soft (unix.RLIM_INFINITY when it has none): pids, or
+// less, so that each lane has an equal share of soft and pidsReserve of
+// each share stays for vigiles' own processes and threads. The kernel
+// checks each fork against the uid's whole count, so a command that took
+// more than its share would leave another lane's command none, and
+// vigiles no thread. A soft limit that leaves the command less than
+// MinPids refuses the run, naming `ulimit -u` (and --jobs, where lanes
+// share it).
+func pidsUnder(pids int, soft uint64, lanes int) (int, error) {
 	if soft == unix.RLIM_INFINITY {
 		return pids, nil
 	}
-	if soft < MinPids+pidsReserve {
-		return 0, fmt.Errorf("vigiles was started with a process limit of %d (bash's `ulimit -u` shows it), which its own processes and threads share with the command's (the kernel counts them all for the uid): it keeps %d of them for itself, which leaves below the %d the sandbox needs; fix: raise it to at least %d (ulimit -u, or the container's or service's limit)", soft, pidsReserve, MinPids, MinPids+pidsReserve)
+	lanes = max(lanes, 1)
+	share := soft / uint64(lanes)
+	if share < MinPids+pidsReserve {
+		least := uint64(lanes) * (MinPids + pidsReserve)
+		if lanes == 1 {
+			return 0, fmt.Errorf("vigiles was started with a process limit of %d (bash's `ulimit -u` shows it), which its own processes and threads share with the command's (the kernel counts them all for the uid): it keeps %d of them for itself, which leaves below the %d the sandbox needs; fix: raise it to at least %d (ulimit -u, or the container's or service's limit)", soft, pidsReserve, MinPids, least)
+		}
+		return 0, fmt.Errorf("vigiles was started with a process limit of %d (bash's `ulimit -u` shows it), which its own processes and threads share with the %d commands it runs at once (the kernel counts them all for the uid): each run's share is %d, of which it keeps %d for itself, which leaves below the %d the sandbox needs; fix: raise it to at least %d (ulimit -u, or the container's or service's limit), or run fewer hooks at once (--jobs, the action's jobs input)", soft, lanes, share, pidsReserve, MinPids, least)
 	}
-	if uint64(pids) > soft-pidsReserve {
-		return int(soft - pidsReserve), nil
+	if uint64(pids) > share-pidsReserve {
+		return int(share - pidsReserve), nil
 	}
 	return pids, nil
 }

@@ -110,32 +110,47 @@ func TestFewDescriptorsFailTheRun(t *testing.T) {
 
 // TestPidsUnderKeepsAReserve: under a finite soft process limit the
 // command's own limit leaves pidsReserve of it for vigiles' processes
-// and threads, which the kernel counts with the command's; a limit that
-// would leave the command less than MinPids refuses the run, naming
-// `ulimit -u` and the least it needs; no limit leaves the command's as
+// and threads, which the kernel counts with the command's; where lanes
+// commands run at once, each gets an equal share, of which pidsReserve
+// stays for vigiles; a limit that would leave the command less than
+// MinPids refuses the run, naming `ulimit -u` and the least it needs
+// (and --jobs, where lanes share it); no limit leaves the command's as
 // it was asked.
 func TestPidsUnderKeepsAReserve(t *testing.T) {
 	for _, c := range []struct {
-		pids int
-		soft uint64
-		want int
+		pids  int
+		soft  uint64
+		lanes int
+		want  int
 	}{
-		{512, unix.RLIM_INFINITY, 512},
-		{512, 1 << 40, 512},
-		{512, 512 + pidsReserve, 512},
-		{512, 512 + pidsReserve - 1, 511},
-		{512, 128, 128 - pidsReserve},
-		{128, 128, 128 - pidsReserve},
-		{40, 128, 40},
-		{512, MinPids + pidsReserve, MinPids},
+		{512, unix.RLIM_INFINITY, 1, 512},
+		{512, unix.RLIM_INFINITY, 8, 512},
+		{512, 1 << 40, 1, 512},
+		{512, 512 + pidsReserve, 1, 512},
+		{512, 512 + pidsReserve - 1, 1, 511},
+		{512, 128, 1, 128 - pidsReserve},
+		{512, 128, 0, 128 - pidsReserve},
+		{128, 128, 1, 128 - pidsReserve},
+		{40, 128, 1, 40},
+		{512, MinPids + pidsReserve, 1, MinPids},
+		{512, 256, 2, 128 - pidsReserve},
+		{512, 257, 2, 128 - pidsReserve},
+		{40, 256, 2, 40},
+		{512, 4 * (512 + pidsReserve), 4, 512},
+		{512, 4*(512+pidsReserve) - 4, 4, 511},
+		{512, 2 * (MinPids + pidsReserve), 2, MinPids},
 	} {
-		got, err := pidsUnder(c.pids, c.soft)
+		got, err := pidsUnder(c.pids, c.soft, c.lanes)
 		if err != nil || got != c.want {
-			t.Errorf("pidsUnder(%d, %d) = %d, %v; want %d", c.pids, c.soft, got, err, c.want)
+			t.Errorf("pidsUnder(%d, %d, %d) = %d, %v; want %d", c.pids, c.soft, c.lanes, got, err, c.want)
 		}
 	}
-	_, err := pidsUnder(512, MinPids+pidsReserve-1)
-	if err == nil || !strings.Contains(err.Error(), "ulimit -u") || !strings.Contains(err.Error(), fmt.Sprintf("at least %d", MinPids+pidsReserve)) {
+	_, err := pidsUnder(512, MinPids+pidsReserve-1, 1)
+	if err == nil || !strings.Contains(err.Error(), "ulimit -u") || !strings.Contains(err.Error(), fmt.Sprintf("at least %d", MinPids+pidsReserve)) || strings.Contains(err.Error(), "--jobs") {
 		t.Errorf("a soft limit of %d: %v", MinPids+pidsReserve-1, err)
+	}
+	_, err = pidsUnder(512, 2*(MinPids+pidsReserve)-1, 2)
+	if err == nil || !strings.Contains(err.Error(), "ulimit -u") || !strings.Contains(err.Error(), fmt.Sprintf("at least %d", 2*(MinPids+pidsReserve))) || !strings.Contains(err.Error(), "--jobs") {
+		t.Errorf("a soft limit of %d shared by 2 lanes: %v", 2*(MinPids+pidsReserve)-1, err)
 	}
 }

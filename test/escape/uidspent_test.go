@@ -296,3 +296,98 @@ func TestSpentProcessesTooFewForTheReserveAreRefused(t *testing.T) {
 		t.Errorf("the hook ran: %.200s", res.Stdout)
 	}
 }
+
+// TestSpentProcessesAreSharedByTheLanes: an audit run by a non-root
+// caller under a soft `ulimit -u 256` with --jobs 2 gives each hook
+// half of it less vigiles' reserve (64), since the kernel checks each
+// fork against the uid's whole count: six hooks that each fork until the
+// kernel refuses and hold their children, two at a time, each hold fewer
+// than 64 and at least half of that (the sandbox's own processes count
+// in its share too), each run is recorded whole with limitHit "pids",
+// and the audit ends with its report. Before the shares each hook's
+// limit was 192, so the two lanes' hooks and vigiles together took the
+// uid's count to the caller's limit: a hook held 90 to 116, whatever its
+// neighbour had left (0, 3 or 4 with --jobs 4 under 128), no limit was
+// named, and vigiles' own threads had no room either.
+func TestSpentProcessesAreSharedByTheLanes(t *testing.T) {
+	requireBwrap(t)
+	r := spentRunner(t)
+	dir := workTree(t)
+	var hooks []string
+	for i := range 6 {
+		hooks = append(hooks, fmt.Sprintf(`{"hooks":[{"type":"command","command":"python3 uidspent.py nproc-loud # %d"}]}`, i))
+	}
+	if err := os.MkdirAll(filepath.Join(dir, ".claude"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	settings := `{"hooks":{"Stop":[` + strings.Join(hooks, ",") + `]}}`
+	if err := os.WriteFile(filepath.Join(dir, ".claude", "settings.json"), []byte(settings), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	filepath.Walk(dir, func(p string, _ os.FileInfo, _ error) error {
+		return os.Lchown(p, int(r.owner.Uid), int(r.owner.Gid))
+	})
+	outDir, err := os.MkdirTemp("", "vigiles-spent-report-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(outDir) })
+	os.Chown(outDir, spentUID, spentUID)
+	out := filepath.Join(outDir, "report.json")
+	ctx, cancel := context.WithTimeout(context.Background(), 6*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "/bin/bash", "-c", `ulimit -Su 256 && exec "$0" "$@"`,
+		vigilesBin, "audit", "--dir", dir, "--baseline", "", "--jobs", "2", "--format", "json", "-o", out)
+	cmd.Env = []string{"PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: r.cred}
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	err = cmd.Run()
+	t.Cleanup(func() { killUID(t, spentUID) })
+	if ctx.Err() != nil {
+		t.Fatalf("vigiles did not end within 6 minutes (killed)\nstderr: %s", stderr.String())
+	}
+	if status := cmd.ProcessState.ExitCode(); status != 0 && status != 1 {
+		t.Fatalf("vigiles audit: %v (exit status %d), want a report\nstderr: %s", err, status, stderr.String())
+	}
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatalf("no report: %v\nstderr: %s", err, stderr.String())
+	}
+	var rep struct {
+		Runs []struct {
+			ID, Tier, Error, LimitHit, Stdout string
+			Writes                            []struct{ Path, Op string }
+		}
+	}
+	if err := json.Unmarshal(b, &rep); err != nil {
+		t.Fatalf("the report: %v\n%.2000s", err, b)
+	}
+	if len(rep.Runs) != 6 {
+		t.Fatalf("%d runs in the report, want 6\nstderr: %s", len(rep.Runs), stderr.String())
+	}
+	share := 256/2 - spentReserve
+	for _, run := range rep.Runs {
+		held := -1
+		for _, l := range strings.Split(run.Stdout, "\n") {
+			if f := strings.Fields(l); len(f) == 4 && f[0] == "held" {
+				held, _ = strconv.Atoi(f[2])
+			}
+		}
+		written := false
+		for _, w := range run.Writes {
+			written = written || w.Path == "after-nproc-loud.txt" && w.Op == "create"
+		}
+		t.Logf("%s: tier %s, held %d, limit hit %q, error %q", run.ID, run.Tier, held, run.LimitHit, run.Error)
+		switch {
+		case run.Tier != "confined" || run.Error != "":
+			t.Errorf("%s: tier %s, error %q; want a confined run recorded whole", run.ID, run.Tier, run.Error)
+		case held < share/2 || held >= share:
+			t.Errorf("%s: the hook held %d processes, want from %d to %d (its lane's half of 256, less the reserve of %d)", run.ID, held, share/2, share-1, spentReserve)
+		case run.LimitHit != "pids":
+			t.Errorf("%s: limit hit %q, want pids", run.ID, run.LimitHit)
+		case !written:
+			t.Errorf("%s: the file written once the processes were spent is missing: %+v", run.ID, run.Writes)
+		}
+	}
+}
