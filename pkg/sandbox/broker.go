@@ -750,6 +750,10 @@ func runConfined(ctx context.Context, spec Spec, bwrap, cwd string, gate *turnGa
 	// The command waits for the connector, or for its turn (Prepare).
 	cfg.WaitGo = needAttach || gate != nil
 	cfg.PidsByCgroup = cg.bindsPids()
+	// The objects the kernel counts per user are the sandbox's host
+	// uid's too, which the other lanes' sandboxes and a non-root
+	// caller's own programs share (ucounts.go).
+	cfg.UserCounts = userCountsFor(spec.Lanes, hostUserCount)
 	// A non-root caller's command shares the caller's own process limit
 	// with vigiles and the other lanes' commands (the kernel counts the
 	// uid's processes and threads together): its limit is its lane's

@@ -67,6 +67,10 @@ type initConfig struct {
 	// forking thread joins it (runCgroup.migrate), and the command needs
 	// no RLIMIT_NPROC, and no shell to set it.
 	PidsByCgroup bool `json:"pidsByCgroup"`
+	// UserCounts bound the kernel objects counted per user in the
+	// sandbox's user namespace, by name (userCountsFor): the broker
+	// shares the host's limits among the runs under way at once.
+	UserCounts map[string]int `json:"userCounts,omitempty"`
 	// TreeByFD: the work tree comes id-mapped over the control socket
 	// (handTree), not bound by bubblewrap.
 	TreeByFD bool `json:"treeByFd,omitempty"`
@@ -259,7 +263,7 @@ func runInit(cfg initConfig, done func()) (res initResult) {
 	// And the kernel objects counted per user, which the command's host
 	// uid shares with the caller's programs, the signals queued among
 	// them (ucounts.go).
-	if err := boundUserCounts(); err != nil {
+	if err := boundUserCounts(cfg.UserCounts); err != nil {
 		return failResult(refuse("%w", err))
 	}
 	if err := boundSignalQueue(); err != nil {

@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"strconv"
+	"strings"
 
 	"golang.org/x/sys/unix"
 )
@@ -15,30 +16,69 @@ import (
 // instances and watches, fanotify groups and marks. The kernel charges
 // them to the sandbox's user namespace and to every one above it, so a
 // hook's count is also its host uid's, which it shares with the caller's
-// own programs where the caller is not root: a hook that opened every
-// inotify instance its uid may have (128 by default) left an editor, a
-// file watcher or systemd's user manager of the caller unable to open
-// one (EMFILE) for the rest of the run. A new user namespace allows
-// each without end (2147483647), and its owner may set it lower; these
-// leave the caller most of the host's defaults. A hook seldom watches
-// files at all.
+// own programs where the caller is not root, and with every other
+// sandbox of that uid under way (an audit's lanes): a hook that opened
+// every inotify instance its uid may have (128 by default) left an
+// editor, a file watcher or systemd's user manager of the caller unable
+// to open one (EMFILE) for the rest of the run. A new user namespace
+// allows each without end (2147483647), and its owner may set it lower.
+// value is a sandbox's own bound; host names the host's per-user limit
+// under /proc/sys, of which all the sandboxes under way at once take a
+// quarter at most (userCountsFor), so that the caller keeps most of it.
+// A hook seldom watches files at all.
 var userCounts = []struct {
-	name  string
-	value int
+	name, host string
+	value      int
 }{
-	{"max_inotify_instances", 32},
-	{"max_inotify_watches", 8192},
-	{"max_fanotify_groups", 16},
-	{"max_fanotify_marks", 8192},
+	{"max_inotify_instances", "fs/inotify/max_user_instances", 32},
+	{"max_inotify_watches", "fs/inotify/max_user_watches", 8192},
+	{"max_fanotify_groups", "fs/fanotify/max_user_groups", 16},
+	{"max_fanotify_marks", "fs/fanotify/max_user_marks", 8192},
 }
 
-// boundUserCounts sets userCounts in the sandbox's user namespace (the
-// init's, whose root it is: bubblewrap leaves /proc/sys writable there,
-// and the reaper makes it read-only for the command). A count this
-// kernel lacks is passed over.
-func boundUserCounts() error {
+// userCountsFor returns the bound of each of userCounts, by its name,
+// for a sandbox that is one of lanes under way at once (an audit's
+// --jobs; below 1 is 1): its own value, or its lane's share of a quarter
+// of the host's per-user limit, whichever is lower, and at least 1 (host
+// reads that limit; false where it cannot, and then the value stands).
+// With the kernel's defaults one lane keeps the values (a quarter of 128
+// inotify instances is 32); eight lanes get 4 each, where eight times 32
+// was twice the uid's whole allowance.
+func userCountsFor(lanes int, host func(name string) (int, bool)) map[string]int {
+	lanes = max(lanes, 1)
+	out := make(map[string]int, len(userCounts))
 	for _, c := range userCounts {
-		err := os.WriteFile("/proc/sys/user/"+c.name, []byte(strconv.Itoa(c.value)), 0)
+		v := c.value
+		if h, ok := host(c.host); ok {
+			v = max(min(v, h/4/lanes), 1)
+		}
+		out[c.name] = v
+	}
+	return out
+}
+
+// hostUserCount reads the host's per-user limit name (under /proc/sys).
+func hostUserCount(name string) (int, bool) {
+	b, err := os.ReadFile("/proc/sys/" + name)
+	if err != nil {
+		return 0, false
+	}
+	n, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	return n, err == nil && n > 0
+}
+
+// boundUserCounts sets the sandbox's user namespace's counts (the
+// init's, whose root it is: bubblewrap leaves /proc/sys writable there,
+// and the reaper makes it read-only for the command) to bounds, by name
+// (userCountsFor, sent by the broker); a count bounds leaves out takes
+// its value in userCounts. A count this kernel lacks is passed over.
+func boundUserCounts(bounds map[string]int) error {
+	for _, c := range userCounts {
+		v, ok := bounds[c.name]
+		if !ok {
+			v = c.value
+		}
+		err := os.WriteFile("/proc/sys/user/"+c.name, []byte(strconv.Itoa(v)), 0)
 		if err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return fmt.Errorf("bounding the sandbox's %s: %w", c.name, err)
 		}

@@ -391,3 +391,129 @@ func TestSpentProcessesAreSharedByTheLanes(t *testing.T) {
 		}
 	}
 }
+
+// inotifyLanePy opens every inotify instance it may, says how many, and
+// holds them for 4 seconds, so that the audit's lanes hold theirs at once.
+const inotifyLanePy = `import ctypes, time
+l = ctypes.CDLL(None)
+held = [fd for fd in (l.inotify_init() for _ in range(300)) if fd >= 0]
+print("held", len(held), flush=True)
+time.sleep(4)
+`
+
+// TestSpentInotifyIsSharedByTheLanes: the kernel counts inotify
+// instances per host uid (128 by default), and the hooks an audit runs at
+// once share their uid's count with each other and with a non-root
+// caller's own programs. Eight hooks run at once (--jobs 8), each opening
+// every instance it may and holding them, hold 4 each at most (a quarter
+// of the uid's 128, shared by the eight lanes), and all the while a
+// program of the caller's uid on the host opens one. Before the shares
+// each sandbox allowed 32, so the first four lanes' hooks took all 128:
+// the other hooks held none, and the caller's programs could open none.
+func TestSpentInotifyIsSharedByTheLanes(t *testing.T) {
+	requireBwrap(t)
+	r := spentRunner(t)
+	limit, err := os.ReadFile("/proc/sys/fs/inotify/max_user_instances")
+	if err != nil {
+		t.Fatal(err)
+	}
+	hostMax, _ := strconv.Atoi(strings.TrimSpace(string(limit)))
+	want := max(min(32, hostMax/4/8), 1)
+	dir := workTree(t)
+	if err := os.WriteFile(filepath.Join(dir, "inotifylane.py"), []byte(inotifyLanePy), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var hooks []string
+	for i := range 8 {
+		hooks = append(hooks, fmt.Sprintf(`{"hooks":[{"type":"command","command":"python3 inotifylane.py # %d"}]}`, i))
+	}
+	if err := os.MkdirAll(filepath.Join(dir, ".claude"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	settings := `{"hooks":{"Stop":[` + strings.Join(hooks, ",") + `]}}`
+	if err := os.WriteFile(filepath.Join(dir, ".claude", "settings.json"), []byte(settings), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	filepath.Walk(dir, func(p string, _ os.FileInfo, _ error) error {
+		return os.Lchown(p, int(r.owner.Uid), int(r.owner.Gid))
+	})
+	outDir, err := os.MkdirTemp("", "vigiles-spent-report-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(outDir) })
+	os.Chown(outDir, spentUID, spentUID)
+	out := filepath.Join(outDir, "report.json")
+	ctx, cancel := context.WithTimeout(context.Background(), 6*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, vigilesBin, "audit", "--dir", dir, "--baseline", "", "--jobs", "8", "--format", "json", "-o", out)
+	cmd.Env = []string{"PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: r.cred}
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	// A program of the caller's uid on the host opens an instance, again
+	// and again, while the hooks run.
+	done := make(chan struct{})
+	probed := make(chan []string)
+	go func() {
+		var failed []string
+		n := 0
+		for {
+			select {
+			case <-done:
+				probed <- append(failed, fmt.Sprintf("%d probes", n))
+				return
+			case <-time.After(100 * time.Millisecond):
+			}
+			probe := exec.Command("/usr/bin/python3", "-c", `import ctypes, os, sys
+l = ctypes.CDLL(None, use_errno=True)
+fd = l.inotify_init()
+sys.exit(0 if fd >= 0 else os.strerror(ctypes.get_errno()))`)
+			probe.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: spentUID, Gid: spentUID}}
+			if out, err := probe.CombinedOutput(); err != nil {
+				failed = append(failed, fmt.Sprintf("%v %s", err, bytes.TrimSpace(out)))
+			}
+			n++
+		}
+	}()
+	err = cmd.Wait()
+	close(done)
+	probes := <-probed
+	t.Cleanup(func() { killUID(t, spentUID) })
+	if ctx.Err() != nil {
+		t.Fatalf("vigiles did not end within 6 minutes (killed)\nstderr: %s", stderr.String())
+	}
+	if status := cmd.ProcessState.ExitCode(); status != 0 && status != 1 {
+		t.Fatalf("vigiles audit: %v (exit status %d), want a report\nstderr: %s", err, status, stderr.String())
+	}
+	if len(probes) > 1 {
+		t.Errorf("while the hooks held their inotify instances, a program of their uid on the host could not open one %d times: %q", len(probes)-1, probes)
+	}
+	t.Logf("the host's side: %s", probes[len(probes)-1])
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatalf("no report: %v\nstderr: %s", err, stderr.String())
+	}
+	var rep struct {
+		Runs []struct{ ID, Tier, Error, Stdout string }
+	}
+	if err := json.Unmarshal(b, &rep); err != nil {
+		t.Fatalf("the report: %v\n%.2000s", err, b)
+	}
+	if len(rep.Runs) != 8 {
+		t.Fatalf("%d runs in the report, want 8\nstderr: %s", len(rep.Runs), stderr.String())
+	}
+	for _, run := range rep.Runs {
+		held := -1
+		if f := strings.Fields(run.Stdout); len(f) >= 2 && f[0] == "held" {
+			held, _ = strconv.Atoi(f[1])
+		}
+		t.Logf("%s: tier %s, held %d, error %q", run.ID, run.Tier, held, run.Error)
+		if run.Tier != "confined" || run.Error != "" || held < 1 || held > want {
+			t.Errorf("%s: tier %s, error %q, held %d inotify instances; want a confined run that held from 1 to %d (a quarter of the uid's %d, shared by 8 lanes)", run.ID, run.Tier, run.Error, held, want, hostMax)
+		}
+	}
+}
