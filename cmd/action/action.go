@@ -304,7 +304,7 @@ func readInputs(getenv func(string) string) (actionInputs, error) {
 	if s := input(getenv, "sandbox"); s != "" {
 		m, err := sandbox.ParseMode(s)
 		if err != nil {
-			bad("input sandbox: %v%s", asInput("sandbox mode", s, err), valueFix("sandbox", s, string(sandbox.ModeAuto), string(sandbox.ModeStrict), string(sandbox.ModeOff)))
+			bad("input sandbox: %v%s", asInput(err), valueFix("sandbox", s, string(sandbox.ModeAuto), string(sandbox.ModeStrict), string(sandbox.ModeOff)))
 		}
 		in.Sandbox = m
 	}
@@ -423,7 +423,7 @@ func readInputs(getenv func(string) string) (actionInputs, error) {
 	}
 	if in.Shard = input(getenv, "shard"); in.Shard != "" {
 		if _, _, err := runner.ParseShard(in.Shard); err != nil {
-			bad("input shard: %v", asInput("shard", in.Shard, err))
+			bad("input shard: %v", asInput(err))
 		} else if in.Command == "merge" {
 			bad("input shard: merge joins the reports of every shard; set shard on the test or audit jobs of the matrix, not on merge")
 		}

@@ -140,7 +140,7 @@ func cmdRun(ctx context.Context, args []string, getenv func(string) string, stdi
 	}
 	m, err := sandbox.ParseMode(*mode)
 	if err != nil {
-		return exitWith(2, fmt.Errorf("run: %w", asFlag("--sandbox", "sandbox mode", *mode, err)))
+		return exitWith(2, fmt.Errorf("run: %w", asFlag("--sandbox", err)))
 	}
 	env, err := buildEnv(*envs, *envSecrets, getenv)
 	if err != nil {

@@ -260,11 +260,11 @@ func (c *commonFlags) validate(name string) error {
 		return fmt.Errorf("%s: --format %q: want text, json or sarif", name, c.format)
 	}
 	if _, _, err := runner.ParseShard(c.shard); err != nil {
-		return fmt.Errorf("%s: %w", name, asFlag("--shard", "shard", c.shard, err))
+		return fmt.Errorf("%s: %w", name, asFlag("--shard", err))
 	}
 	if c.sandbox != "" {
 		if _, err := sandbox.ParseMode(c.sandbox); err != nil {
-			return fmt.Errorf("%s: %w", name, asFlag("--sandbox", "sandbox mode", c.sandbox, err))
+			return fmt.Errorf("%s: %w", name, asFlag("--sandbox", err))
 		}
 	}
 	// --sandbox off runs every hook in the open, as vigiles run's does:

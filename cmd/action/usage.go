@@ -20,6 +20,7 @@ import (
 
 	"github.com/vigiles/action/pkg/report"
 	"github.com/vigiles/action/pkg/runner"
+	"github.com/vigiles/action/pkg/sandbox"
 )
 
 // helpDocs names, for each command, the documents that describe it in
@@ -296,25 +297,41 @@ var policyKeys = map[string]string{
 	"stdin":            "the event's JSON, which the policy file's payloads and a check's input and payload make,",
 }
 
-// asFlag says err, the refusal of a flag's value that names the value
-// its own way (word "shard": shard "3/2": want ...), as the CLI names a
-// flag's value: --shard "3/2": want ..., the flag and the value once.
-// An error of another text is put after the flag's name.
-func asFlag(flag, word, value string, err error) error {
-	if rest, ok := strings.CutPrefix(err.Error(), fmt.Sprintf("%s %q: ", word, value)); ok {
-		return hinted{msg: fmt.Sprintf("%s %q: %s", flag, value, rest), err: err}
+// asFlag says err, a parser's refusal of a flag's value, as the CLI
+// names a flag's value: --shard "3/2": want ..., the flag and the value
+// once, where the parser's own text names the value its own way (shard
+// "3/2": want ...) for its other callers (refusedValue). An error of
+// another kind is put after the flag's name.
+func asFlag(flag string, err error) error {
+	if value, reason, ok := refusedValue(err); ok {
+		return hinted{msg: fmt.Sprintf("%s %q: %s", flag, value, reason), err: err}
 	}
 	return fmt.Errorf("%s: %w", flag, err)
 }
 
 // asInput is asFlag for an action's input: the value quoted, then what
-// is wanted ("0/0": want i/n ...), where the error named it its own way
-// (shard "0/0": want ...).
-func asInput(word, value string, err error) error {
-	if rest, ok := strings.CutPrefix(err.Error(), fmt.Sprintf("%s %q: ", word, value)); ok {
-		return hinted{msg: fmt.Sprintf("%q: %s", value, rest), err: err}
+// is wanted ("0/0": want i/n ...), after the input's name the caller
+// writes. An error of another kind is returned as it is.
+func asInput(err error) error {
+	if value, reason, ok := refusedValue(err); ok {
+		return hinted{msg: fmt.Sprintf("%q: %s", value, reason), err: err}
 	}
 	return err
+}
+
+// refusedValue is the value a parser refused and the reason it gave,
+// where err is a refusal that carries them (runner.ShardError,
+// sandbox.ModeError); ok is false for any other error.
+func refusedValue(err error) (value, reason string, ok bool) {
+	var se *runner.ShardError
+	if errors.As(err, &se) {
+		return se.Value, se.Reason, true
+	}
+	var me *sandbox.ModeError
+	if errors.As(err, &me) {
+		return me.Value, me.Reason, true
+	}
+	return "", "", false
 }
 
 // rangeNote is the annotation (setRange) that says which values a number

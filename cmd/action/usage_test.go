@@ -123,6 +123,44 @@ func TestMessagesReadAsSentences(t *testing.T) {
 	}
 }
 
+// TestAsFlagNamesTheValueOnce: a parser's refusal of a value (a shard, a
+// sandbox mode) is said after the flag or the input that gave it, from
+// the refusal's own value and reason, not by cutting its text; the error
+// stays of the refusal's kind. Any other error is put after the flag.
+func TestAsFlagNamesTheValueOnce(t *testing.T) {
+	_, _, shardErr := runner.ParseShard("3/2")
+	_, modeErr := sandbox.ParseMode("bogus")
+	for _, tc := range []struct {
+		err             error
+		flag, input, is string
+	}{
+		{shardErr, `--shard "3/2": want i/n with 1 ≤ i ≤ n ≤ 10000`, `"3/2": want i/n with 1 ≤ i ≤ n ≤ 10000`, "shard"},
+		{modeErr, `--sandbox "bogus": want auto, strict or off`, `"bogus": want auto, strict or off`, "mode"},
+		{errors.New("something else"), "--sandbox: something else", "something else", ""},
+	} {
+		flag := "--shard"
+		if tc.is != "shard" {
+			flag = "--sandbox"
+		}
+		for _, got := range []struct {
+			err  error
+			want string
+		}{{asFlag(flag, tc.err), tc.flag}, {asInput(tc.err), tc.input}} {
+			if got.err.Error() != got.want {
+				t.Errorf("%v: said %q, want %q", tc.err, got.err, got.want)
+			}
+			var me *sandbox.ModeError
+			if tc.is == "shard" && !errors.Is(got.err, runner.ErrBadShard) || tc.is == "mode" && !errors.As(got.err, &me) {
+				t.Errorf("%q lost the refusal's kind", got.err)
+			}
+		}
+	}
+	// The parser's own text is kept for its other callers.
+	if shardErr.Error() != `shard "3/2": want i/n with 1 ≤ i ≤ n ≤ 10000` || modeErr.Error() != `sandbox mode "bogus": want auto, strict or off` {
+		t.Errorf("the parsers say %q and %q", shardErr, modeErr)
+	}
+}
+
 // TestActionReportsEachBadInputOnce: several bad inputs are one line and
 // one ::error:: each, a bad egress once, with no label at the end.
 func TestActionReportsEachBadInputOnce(t *testing.T) {

@@ -213,19 +213,34 @@ const (
 	RuleCheckHook      = "check/no-hook"
 )
 
-// ParseShard parses "i/n" (1 ≤ i ≤ n); "" is 1/1.
+// ShardError is a shard ParseShard does not take: Value as it was given
+// and Reason, what a shard must be instead ("want i/n such as 2/4"). Its
+// text names the value as a shard (shard "3/2": want ...), which is how
+// the errors of Test, Audit and Merge say it; a caller that names the
+// value its own way (a flag, an input) builds its message from the
+// fields. errors.Is finds ErrBadShard.
+type ShardError struct {
+	Value  string
+	Reason string
+}
+
+func (e *ShardError) Error() string        { return fmt.Sprintf("shard %q: %s", e.Value, e.Reason) }
+func (e *ShardError) Is(target error) bool { return target == ErrBadShard }
+
+// ParseShard parses "i/n" (1 ≤ i ≤ n); "" is 1/1. A shard it does not
+// take is a *ShardError.
 func ParseShard(s string) (i, n int, err error) {
 	if s == "" {
 		return 1, 1, nil
 	}
 	a, b, ok := strings.Cut(s, "/")
 	if !ok {
-		return 0, 0, errorf(ErrBadShard, "shard %q: want i/n such as 2/4", s)
+		return 0, 0, &ShardError{Value: s, Reason: "want i/n such as 2/4"}
 	}
 	i, err1 := strconv.Atoi(strings.TrimSpace(a))
 	n, err2 := strconv.Atoi(strings.TrimSpace(b))
 	if err1 != nil || err2 != nil || n < 1 || i < 1 || i > n || n > 10000 {
-		return 0, 0, errorf(ErrBadShard, "shard %q: want i/n with 1 ≤ i ≤ n ≤ 10000", s)
+		return 0, 0, &ShardError{Value: s, Reason: "want i/n with 1 ≤ i ≤ n ≤ 10000"}
 	}
 	return i, n, nil
 }

@@ -215,6 +215,21 @@ func TestParseShard(t *testing.T) {
 			t.Errorf("ParseShard(%q) accepted it", bad)
 		}
 	}
+	// The refusal carries the value and the reason, for a caller that
+	// names the value its own way (--shard "3/2": ...), and its text
+	// names it as a shard for the errors of Test, Audit and Merge.
+	for bad, want := range map[string]string{
+		"1":   `shard "1": want i/n such as 2/4`,
+		"3/2": `shard "3/2": want i/n with 1 ≤ i ≤ n ≤ 10000`,
+	} {
+		_, _, err := ParseShard(bad)
+		var se *ShardError
+		if !errors.As(err, &se) || se.Value != bad || err.Error() != want || !errors.Is(err, ErrBadShard) {
+			t.Errorf("ParseShard(%q) = %v (%#v), want a *ShardError of ErrBadShard saying %q", bad, err, se, want)
+		} else if want != fmt.Sprintf("shard %q: %s", se.Value, se.Reason) {
+			t.Errorf("ParseShard(%q): Reason %q is not the text's", bad, se.Reason)
+		}
+	}
 }
 
 // zeroDurations makes reports comparable across runs.

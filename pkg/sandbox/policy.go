@@ -14,7 +14,20 @@ const (
 	ModeOff    Mode = "off"    // run directly: the one explicit opt-out
 )
 
-// ParseMode checks a user-supplied mode.
+// ModeError is a mode ParseMode does not take: Value as it was given and
+// Reason, which modes there are ("want auto, strict or off"). Its text
+// names the value as a sandbox mode (sandbox mode "on": want ...); a
+// caller that names the value its own way (a flag, an input) builds its
+// message from the fields.
+type ModeError struct {
+	Value  string
+	Reason string
+}
+
+func (e *ModeError) Error() string { return fmt.Sprintf("sandbox mode %q: %s", e.Value, e.Reason) }
+
+// ParseMode checks a user-supplied mode; "" is auto. A mode it does not
+// take is a *ModeError.
 func ParseMode(s string) (Mode, error) {
 	switch m := Mode(s); m {
 	case ModeAuto, ModeStrict, ModeOff:
@@ -22,7 +35,7 @@ func ParseMode(s string) (Mode, error) {
 	case "":
 		return ModeAuto, nil
 	}
-	return "", fmt.Errorf("sandbox mode %q: want auto, strict or off", s)
+	return "", &ModeError{Value: s, Reason: "want auto, strict or off"}
 }
 
 // Tier is how a run was (or was not) carried out.

@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"errors"
 	"strings"
 	"testing"
 )
@@ -52,6 +53,15 @@ func TestParseMode(t *testing.T) {
 	}
 	if _, err := ParseMode("on"); err == nil {
 		t.Error("ParseMode(on) succeeded")
+	}
+	// The refusal carries the value and the reason, for a caller that
+	// names the value its own way (--sandbox "on": ...), and its text
+	// names it as a sandbox mode for the runner's errors.
+	_, err := ParseMode("on")
+	var me *ModeError
+	if !errors.As(err, &me) || me.Value != "on" || me.Reason != "want auto, strict or off" ||
+		err.Error() != `sandbox mode "on": want auto, strict or off` {
+		t.Errorf("ParseMode(on) = %v (%#v), want a *ModeError saying sandbox mode \"on\": want auto, strict or off", err, me)
 	}
 }
 
