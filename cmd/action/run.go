@@ -337,9 +337,13 @@ func checkRunFlags(fs *pflag.FlagSet, timeout, linger time.Duration, outputCap u
 	} else if workdir != "" {
 		if why := notADirNear(workdir); why != "" {
 			bad("--workdir %q %s", workdir, why)
+		} else if why := kernelTree(workdir, "--workdir"); why != "" {
+			bad("--workdir %q %s", workdir, why)
 		} else if why := unreadableTree(workdir); why != "" {
 			bad("--workdir %q %s", workdir, why)
 		}
+	} else if why := kernelTree(".", "--workdir"); why != "" {
+		bad("the current directory, the work tree without --workdir, %s", why)
 	} else if why := unreadableTree("."); why != "" {
 		bad("the current directory, the work tree without --workdir, %s", why)
 	}

@@ -237,6 +237,9 @@ func (c *commonFlags) validate(name string) error {
 		}
 		return fmt.Errorf("%s: --dir %q %s", name, c.dir, why)
 	}
+	if why := kernelTree(c.dir, "--dir"); why != "" {
+		return fmt.Errorf("%s: --dir %q %s", name, c.dir, why)
+	}
 	if why := unreadableTree(c.dir); why != "" {
 		return fmt.Errorf("%s: --dir %q %s", name, c.dir, why)
 	}

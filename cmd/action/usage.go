@@ -771,6 +771,46 @@ func nearDir(p string) string {
 
 const nearDirEntries = 4096
 
+// kernelTree says that p, a work tree (--dir, --workdir), is a directory
+// of the kernel's own file systems (/proc, /sys, a cgroup hierarchy, the
+// terminals of /dev/pts), which hold the host's state and no project, or
+// "" when it is not (or cannot be looked at: notADir and unreadableTree
+// say why). It is the caller's mistake, said before anything runs: the
+// sandbox would refuse it, as it cannot be overlaid, copied or handed over
+// id-mapped, with a reason about the layer that failed (the tree's file
+// system and id-mapped mounts, bubblewrap's mkdir), not about the path.
+// flag names how the tree is named (--workdir, --dir). A tree that holds
+// such a file system mounted inside it (a chroot's proc) is the sandbox's
+// to refuse, naming the mounts.
+func kernelTree(p, flag string) string {
+	k := kernelFS(p)
+	if k == "" {
+		var st unix.Statfs_t
+		if unix.Statfs(p, &st) != nil {
+			return ""
+		}
+		switch int64(st.Type) {
+		case unix.DEVPTS_SUPER_MAGIC:
+			k = "devpts"
+		case unix.NSFS_MAGIC, unix.BINFMTFS_MAGIC, unix.PSTOREFS_MAGIC, unix.EFIVARFS_MAGIC, unix.SELINUX_MAGIC,
+			mqueueMagic, configfsMagic, fusectlMagic:
+			k = "pseudo file system"
+		}
+	}
+	if k == "" {
+		return ""
+	}
+	return fmt.Sprintf("is a directory of the kernel's %s, which holds the host's state, not a project: name the project's directory with %s", k, flag)
+}
+
+// The magic numbers of file systems x/sys/unix does not name
+// (linux/magic.h).
+const (
+	mqueueMagic   = 0x19800202
+	configfsMagic = 0x62656570
+	fusectlMagic  = 0x65735543
+)
+
 // unreadableTree says why p, a work tree (--dir, --workdir), cannot be
 // read by the user vigiles runs as, or "" when it can: a directory on its
 // path may not be searched, or p itself may not be listed or searched.
