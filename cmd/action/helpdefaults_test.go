@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/spf13/pflag"
+
 	"github.com/vigiles/action/pkg/report"
 	"github.com/vigiles/action/pkg/runner"
 	"github.com/vigiles/action/pkg/sandbox"
@@ -96,6 +98,43 @@ func TestDurationsAreWrittenOneWay(t *testing.T) {
 		code, _, stderr := runCLI(t, append(append([]string{"run"}, tc.args...), "--", "true")...)
 		if code != 2 || stderr != tc.want {
 			t.Errorf("vigiles run %s: exit %d, stderr %q; want 2, %q", strings.Join(tc.args, " "), code, stderr, tc.want)
+		}
+	}
+}
+
+// TestHelpLeavesTheFlagsAsTheyAre: the help shows a duration's default as
+// the docs write it (1m), from a copy of the flags: the flag set's own
+// default stays pflag's (1m0s), and a second help in the same process
+// reads the same as the first (it rewrote each DefValue in place).
+func TestHelpLeavesTheFlagsAsTheyAre(t *testing.T) {
+	fs := pflag.NewFlagSet("run", pflag.ContinueOnError)
+	fs.SortFlags = false
+	fs.String("workdir", "", "the work tree")
+	fs.Duration("timeout", time.Minute, "kill the command after this long")
+	fs.Duration("linger", 90*time.Minute, "keep observing its leftovers this long")
+	fs.BoolP("quiet", "q", false, "say less")
+	var first, second strings.Builder
+	if err := writeHelp(&first, "Usage: vigiles run\n\nFlags:\n", fs); err != nil {
+		t.Fatal(err)
+	}
+	if err := writeHelp(&second, "Usage: vigiles run\n\nFlags:\n", fs); err != nil {
+		t.Fatal(err)
+	}
+	if first.String() != second.String() {
+		t.Errorf("two helps differ:\n%s\n---\n%s", first.String(), second.String())
+	}
+	for _, want := range []string{"(default 1m)", "(default 1h30m)", "  -q, --quiet"} {
+		if !strings.Contains(first.String(), want) {
+			t.Errorf("the help does not say %q:\n%s", want, first.String())
+		}
+	}
+	// In the order the flags were made, as fs.SortFlags says.
+	if w, q := strings.Index(first.String(), "--workdir"), strings.Index(first.String(), "--quiet"); w < 0 || q < w {
+		t.Errorf("the flags are not in fs's order:\n%s", first.String())
+	}
+	for name, want := range map[string]string{"timeout": "1m0s", "linger": "1h30m0s", "workdir": "", "quiet": "false"} {
+		if got := fs.Lookup(name).DefValue; got != want {
+			t.Errorf("after the help, --%s's DefValue is %q, want pflag's %q", name, got, want)
 		}
 	}
 }

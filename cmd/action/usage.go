@@ -35,23 +35,35 @@ var helpDocs = map[string]string{
 }
 
 // writeHelp prints a command's help text, its flags and where its
-// documents are to w, in one write, whose error it returns.
+// documents are to w, in one write, whose error it returns. fs is left as
+// it is (flagsShown).
 func writeHelp(w io.Writer, help string, fs *pflag.FlagSet) error {
 	var b strings.Builder
 	b.WriteString(help)
-	// A duration's default as pflag writes it (1m0s) is not how the
-	// messages, the docs and the policy file write one (1m).
-	fs.VisitAll(func(f *pflag.Flag) {
-		if d, err := time.ParseDuration(f.DefValue); err == nil && f.Value.Type() == "duration" {
-			f.DefValue = report.ShortDuration(d)
-		}
-	})
-	b.WriteString(fs.FlagUsages())
+	b.WriteString(flagsShown(fs).FlagUsages())
 	if d, ok := helpDocs[fs.Name()]; ok {
 		writeMore(&b, d)
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// flagsShown is a copy of fs to print the help from: each flag copied,
+// in fs's order, with a duration's default written as the messages, the
+// docs and the policy file write one (1m), not as pflag does (1m0s). fs
+// itself is not changed, so the flags' defaults stay as pflag set them
+// for whatever reads them after the help (another help among them).
+func flagsShown(fs *pflag.FlagSet) *pflag.FlagSet {
+	shown := pflag.NewFlagSet(fs.Name(), pflag.ContinueOnError)
+	shown.SortFlags = fs.SortFlags
+	fs.VisitAll(func(f *pflag.Flag) {
+		c := *f
+		if d, err := time.ParseDuration(f.DefValue); err == nil && f.Value.Type() == "duration" {
+			c.DefValue = report.ShortDuration(d)
+		}
+		shown.AddFlag(&c)
+	})
+	return shown
 }
 
 // helpWritten is what a command returns once its help, asked for, was
