@@ -1,0 +1,212 @@
+package escape
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+)
+
+// The tests in this file show claims of docs/security.md's table of
+// attempts that the escape suite's other tests left unshown: each names
+// the row it stands for.
+
+// hostState is what a directory of the host holds: each entry's path
+// below it, with its mode, its link target or its bytes.
+func hostState(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	state := map[string]string{}
+	err := filepath.Walk(dir, func(p string, fi os.FileInfo, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, p)
+		v := fi.Mode().String()
+		switch {
+		case fi.Mode()&os.ModeSymlink != 0:
+			target, _ := os.Readlink(p)
+			v += " -> " + target
+		case fi.Mode().IsRegular():
+			b, err := os.ReadFile(p)
+			if err != nil {
+				return err
+			}
+			v += " " + string(b)
+		}
+		state[rel] = v
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return state
+}
+
+// plantHostDir makes a directory of the host in parent, owned by owner
+// (nil for root) so that on the host that uid may change it, holding a
+// file keep and a directory sub, and returns it.
+func plantHostDir(t *testing.T, parent, prefix string, owner *runner) string {
+	t.Helper()
+	dir := openTempDir(t, parent, prefix)
+	if err := os.WriteFile(filepath.Join(dir, "keep"), []byte("the host's\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(filepath.Join(dir, "sub"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if c := owner.cred; c != nil {
+		for _, p := range []string{dir, filepath.Join(dir, "keep"), filepath.Join(dir, "sub")} {
+			if err := os.Lchown(p, int(c.Uid), int(c.Gid)); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	return dir
+}
+
+// changeHostDirSh tries every change a hook can make to the directory $1
+// of the host, by its host path: a write, a delete, a rename, a link, a
+// symlink, a chmod, a new directory, a truncate. Each try's failure is
+// expected; the test reads the host afterwards.
+const changeHostDirSh = `d=$1
+echo pwned > "$d/new"
+echo pwned >> "$d/keep"
+: > "$d/keep"
+chmod 0777 "$d/keep" "$d"
+mv "$d/keep" "$d/moved"
+ln "$d/keep" "$d/hard"
+ln -s /etc/passwd "$d/sym"
+mkdir "$d/newdir"
+rmdir "$d/sub"
+rm -f "$d/keep"
+echo pwned > "/proc/1/root$d/new"
+`
+
+// TestDocClaimCallersHomeTmpdirAndHostTmpStayUntouched shows the row
+// "Write /etc, /usr, the caller's HOME, the host's /tmp, …" and the
+// promise "the caller's HOME and TMPDIR and the host's /tmp never change,
+// whatever the hook writes, deletes, renames, links or chmods", which
+// TestEscapeFilesystemWrites showed for the system directories only: it
+// set no HOME or TMPDIR for the caller. Here the caller's HOME and TMPDIR
+// are directories of the host the caller's uid may change (outside /home,
+// /root and /tmp, so that the fixed masks are not what keeps them), and the
+// host's /tmp holds a directory of its own; the hook tries each change to
+// each by its host path, and each is as it was after the run. The hook's
+// writes to its own HOME and TMPDIR are recorded, so the run did run.
+func TestDocClaimCallersHomeTmpdirAndHostTmpStayUntouched(t *testing.T) {
+	requireBwrap(t)
+	requireRoot(t, "the caller's HOME and TMPDIR are made for each caller's uid with chown")
+	for _, c := range callers(t) {
+		r, rootSandbox, name := c.runner, c.rootSandbox, c.name()
+		t.Run(name, func(t *testing.T) {
+			home := plantHostDir(t, "/var/lib", "vigiles-docclaim-home-", &r)
+			tmpdir := plantHostDir(t, "/var/lib", "vigiles-docclaim-tmpdir-", &r)
+			hostTmp := plantHostDir(t, "/tmp", "vigiles-docclaim-tmp-", &r)
+			before := map[string]map[string]string{}
+			for _, d := range []string{home, tmpdir, hostTmp} {
+				before[d] = hostState(t, d)
+			}
+			dir := workTree(t)
+			if err := os.WriteFile(filepath.Join(dir, "change.sh"), []byte(changeHostDirSh), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			script := fmt.Sprintf(`for d in %s %s %s "$HOME" "$TMPDIR"; do sh ./change.sh "$d" 2>/dev/null; done
+echo own > "$HOME/own-home"; echo own > "$TMPDIR/own-tmp"; echo done`, home, tmpdir, hostTmp)
+			args := []string{"--", "sh", "-c", script}
+			if rootSandbox {
+				args = append([]string{"--root-sandbox"}, args...)
+			}
+			res := vigiles(t, r, dir, []string{"HOME=" + home, "TMPDIR=" + tmpdir}, args...)
+			if res.ExitCode != 0 || res.Error != "" || !strings.HasSuffix(res.Stdout, "done\n") {
+				t.Fatalf("the hook did not run to its end: exit %d error %q\nstdout: %s\nstderr: %s", res.ExitCode, res.Error, res.Stdout, res.Stderr)
+			}
+			recorded := map[string]bool{}
+			for _, w := range res.Writes {
+				recorded[w.Op+" "+w.Path] = true
+			}
+			for _, want := range []string{"create ~/own-home", "create $TMPDIR/own-tmp"} {
+				if !recorded[want] {
+					t.Errorf("the record lacks %q, a write to the command's own HOME or TMPDIR: %s", want, res.raw)
+				}
+			}
+			for d, was := range before {
+				now := hostState(t, d)
+				if fmt.Sprint(now) != fmt.Sprint(was) {
+					t.Errorf("%s changed on the host:\nbefore %s\nafter  %s", d, sortedState(was), sortedState(now))
+				}
+			}
+		})
+	}
+}
+
+// sortedState prints a hostState one entry a line, in path order.
+func sortedState(s map[string]string) string {
+	var lines []string
+	for p, v := range s {
+		lines = append(lines, fmt.Sprintf("%q: %q", p, v))
+	}
+	sort.Strings(lines)
+	return "\n  " + strings.Join(lines, "\n  ")
+}
+
+// TestDocClaimSecretFilesUnreadableAsUid0 shows the row "Read
+// /etc/shadow, SSH host keys as uid 0": TestEscapeSecrets tries them as
+// the sandbox's uid 0 of an ordinary run, whose host uid the files' modes
+// already keep out, and never as the host's root. Here a --root-sandbox
+// run, whose uid 0 is the host's root, reads a root-only file outside the
+// list (so the modes do not keep it out), and reads nothing of
+// /etc/shadow, /etc/gshadow or an SSH host key planted for the test: the
+// covers are what stop it. Every other caller reads nothing of them either.
+func TestDocClaimSecretFilesUnreadableAsUid0(t *testing.T) {
+	requireBwrap(t)
+	requireRoot(t, "planting an SSH host key in /etc/ssh needs root")
+	secrets := []string{"/etc/shadow", "/etc/gshadow"}
+	for _, p := range secrets {
+		if fi, err := os.Stat(p); err != nil || fi.Size() == 0 {
+			if os.Getenv("CI") == "true" {
+				t.Fatalf("CI's image has a non-empty %s: %v", p, err)
+			}
+			t.Skipf("this host has no non-empty %s to try", p)
+		}
+	}
+	if _, err := os.Stat("/etc/ssh"); err != nil {
+		if err := os.Mkdir("/etc/ssh", 0o755); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { os.Remove("/etc/ssh") })
+	}
+	key := "/etc/ssh/ssh_host_vigilesdocclaim_key"
+	if err := os.WriteFile(key, []byte("VIGILES-HOST-KEY\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.Remove(key) })
+	secrets = append(secrets, key)
+	control := filepath.Join(openTempDir(t, "/var/lib", "vigiles-docclaim-rootonly-"), "token")
+	if err := os.WriteFile(control, []byte("ROOT-ONLY\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	script := fmt.Sprintf(`id -u; for f in %s; do head -c 64 "$f" 2>/dev/null | od -An -c | head -1; done; echo read; cat %s 2>/dev/null; exit 0`,
+		strings.Join(secrets, " "), control)
+	for _, c := range callers(t) {
+		r, rootSandbox, name := c.runner, c.rootSandbox, c.name()
+		t.Run(name, func(t *testing.T) {
+			args := []string{"--", "sh", "-c", script}
+			if rootSandbox {
+				args = append([]string{"--root-sandbox"}, args...)
+			}
+			res := vigiles(t, r, workTree(t), nil, args...)
+			secretsRead, controlRead, ok := strings.Cut(res.Stdout, "read\n")
+			if !ok || !strings.HasPrefix(secretsRead, "0\n") {
+				t.Fatalf("the hook did not run as uid 0 to its end: stdout %q stderr %q", res.Stdout, res.Stderr)
+			}
+			if secretsRead != "0\n" {
+				t.Errorf("the hook read secret files: %q", secretsRead)
+			}
+			if rootSandbox && controlRead != "ROOT-ONLY\n" {
+				t.Errorf("--root-sandbox: the root-only control file read %q, want it whole (uid 0 is the host's root, so the covers alone keep the secrets out)", controlRead)
+			}
+		})
+	}
+}
