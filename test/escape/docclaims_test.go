@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -209,4 +210,106 @@ func TestDocClaimSecretFilesUnreadableAsUid0(t *testing.T) {
 			}
 		})
 	}
+}
+
+// userCountsPy prints the sandbox's user namespace's bounds on the
+// objects the kernel counts per user, tries to raise each (printing what
+// the write answered), and opens fanotify groups (FAN_REPORT_FID, which
+// needs no privilege) until the kernel refuses one, printing how many it
+// held and why it stopped.
+const userCountsPy = `import ctypes, errno, os
+names = ["max_inotify_instances", "max_inotify_watches", "max_fanotify_groups", "max_fanotify_marks"]
+for n in names:
+    p = "/proc/sys/user/" + n
+    try:
+        v = open(p).read().strip()
+    except OSError as e:
+        print(n, "unreadable", errno.errorcode.get(e.errno))
+        continue
+    try:
+        with open(p, "w") as f:
+            f.write("1000000")
+        print(n, v, "raised")
+    except OSError as e:
+        print(n, v, "kept", errno.errorcode.get(e.errno))
+l = ctypes.CDLL(None, use_errno=True)
+held, why = [], "none refused"
+for _ in range(64):
+    ctypes.set_errno(0)
+    fd = l.fanotify_init(0x200, 0)
+    if fd < 0:
+        why = errno.errorcode.get(ctypes.get_errno(), "?")
+        break
+    held.append(fd)
+print("fanotify", len(held), why)
+`
+
+// TestDocClaimUserNamespaceCountsAreBounded shows the row "Take every
+// inotify instance of its host uid …": TestInotifyOfTheHostUidIsLeft
+// shows the 32 inotify instances, and nothing showed the rest the row
+// claims: the sandbox's user namespace bounds inotify watches to 8,192,
+// fanotify groups to 16 and fanotify marks to 8,192 (each a quarter of
+// the host's per-user limit where that is lower), and the command
+// cannot raise any of the four. For every caller and for a
+// --root-sandbox run, the command reads those bounds, each write to raise
+// one fails, and it opens no more fanotify groups than its bound (EMFILE
+// after).
+func TestDocClaimUserNamespaceCountsAreBounded(t *testing.T) {
+	requireBwrap(t)
+	for _, c := range callers(t) {
+		r, rootSandbox, name := c.runner, c.rootSandbox, c.name()
+		t.Run(name, func(t *testing.T) {
+			dir := workTree(t)
+			if err := os.WriteFile(filepath.Join(dir, "counts.py"), []byte(userCountsPy), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			args := []string{"--", "python3", "counts.py"}
+			if rootSandbox {
+				args = append([]string{"--root-sandbox"}, args...)
+			}
+			res := vigiles(t, r, dir, nil, args...)
+			lines := map[string][]string{}
+			for _, line := range strings.Split(strings.TrimSpace(res.Stdout), "\n") {
+				f := strings.Fields(line)
+				if len(f) > 1 {
+					lines[f[0]] = f[1:]
+				}
+			}
+			for _, want := range []struct {
+				name  string
+				bound string
+			}{
+				{"max_inotify_instances", quarterBound(t, 32, "fs/inotify/max_user_instances")},
+				{"max_inotify_watches", quarterBound(t, 8192, "fs/inotify/max_user_watches")},
+				{"max_fanotify_groups", quarterBound(t, 16, "fs/fanotify/max_user_groups")},
+				{"max_fanotify_marks", quarterBound(t, 8192, "fs/fanotify/max_user_marks")},
+			} {
+				got := lines[want.name]
+				if len(got) < 2 || got[0] != want.bound || got[1] != "kept" {
+					t.Errorf("%s: the command saw %q, want the bound %s, kept against its write\nstdout: %s\nstderr: %s", want.name, got, want.bound, res.Stdout, res.Stderr)
+				}
+			}
+			groups := quarterBound(t, 16, "fs/fanotify/max_user_groups")
+			if got := lines["fanotify"]; len(got) != 2 || got[0] != groups || got[1] != "EMFILE" {
+				t.Errorf("fanotify groups: the command held %q, want %s and then EMFILE\nstdout: %s\nstderr: %s", got, groups, res.Stdout, res.Stderr)
+			}
+		})
+	}
+}
+
+// quarterBound is the bound a lone run's user namespace gets for a count
+// whose own value is def: def, or a quarter of the host's per-user limit
+// (host, under /proc/sys) where that is lower, at least 1 (userCountsFor
+// in pkg/sandbox).
+func quarterBound(t *testing.T, def int, host string) string {
+	t.Helper()
+	b, err := os.ReadFile("/proc/sys/" + host)
+	if err != nil {
+		return strconv.Itoa(def)
+	}
+	n, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	if err != nil {
+		t.Fatalf("/proc/sys/%s: %v", host, err)
+	}
+	return strconv.Itoa(max(min(def, n/4), 1))
 }
