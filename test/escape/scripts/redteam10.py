@@ -40,7 +40,7 @@ def mqueue():
     e = ctypes.get_errno()
     if r >= 0:
         libc.mq_unlink(b"/vigiles-redteam10")
-    report(r == -1, f"mq_open(O_CREAT) of an 80 KiB queue: {r} {errno.errorcode.get(e)}")
+    report(r == -1 and e == errno.EACCES, f"mq_open(O_CREAT) of an 80 KiB queue: {r} {errno.errorcode.get(e)} (want EACCES)")
 
 def ptys():
     # Every pty counts against kernel.pty.max, one count for the host's
@@ -51,7 +51,7 @@ def ptys():
             os.close(fd)
             report(False, f"{p} opened: a pty made")
         except OSError as e:
-            report(True, f"{p} refused ({errno.errorcode.get(e.errno)})")
+            report(e.errno == errno.EACCES, f"{p} refused ({errno.errorcode.get(e.errno)}, want EACCES)")
 
 def loopback():
     # The sandbox's 127.0.0.1 is its own network namespace's: the host's
