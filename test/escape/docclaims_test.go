@@ -313,3 +313,53 @@ func quarterBound(t *testing.T, def int, host string) string {
 	}
 	return strconv.Itoa(max(min(def, n/4), 1))
 }
+
+// sysctlWriteSh writes each sysctl its arguments name with the value it
+// already has (so that a write that got through would change nothing of
+// the host's), and prints each write's answer.
+const sysctlWriteSh = `for k in "$@"; do
+  p=/proc/sys/$k
+  v=$(cat "$p") || { echo "$k unreadable"; continue; }
+  if out=$( (printf '%s\n' "$v" > "$p") 2>&1 ); then echo "$k written"; else echo "$k refused: $out"; fi
+done
+grep -E ' /proc/sys (ro|rw),' /proc/self/mountinfo | cut -d' ' -f5,6
+`
+
+// TestDocClaimSysctlsAreReadOnly shows the row "Write a sysctl
+// (kernel.core_pattern, …) as uid 0 of a --root-sandbox run":
+// TestEscapeProcessesAndKernel writes one for every runner, but never
+// under --root-sandbox, whose uid 0 is the host's root and which only the
+// read-only /proc/sys (and Landlock) stops. For every caller and for a
+// --root-sandbox run, writing kernel.core_pattern, kernel.hostname and
+// vm.stat_interval (each with the value it has) is refused, as a
+// read-only file system, and /proc/sys is mounted read-only.
+func TestDocClaimSysctlsAreReadOnly(t *testing.T) {
+	requireBwrap(t)
+	keys := []string{"kernel/core_pattern", "kernel/hostname", "vm/stat_interval"}
+	for _, c := range callers(t) {
+		r, rootSandbox, name := c.runner, c.rootSandbox, c.name()
+		t.Run(name, func(t *testing.T) {
+			dir := workTree(t)
+			if err := os.WriteFile(filepath.Join(dir, "sysctl.sh"), []byte(sysctlWriteSh), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			args := append([]string{"--", "sh", "sysctl.sh"}, keys...)
+			if rootSandbox {
+				args = append([]string{"--root-sandbox"}, args...)
+			}
+			res := vigiles(t, r, dir, nil, args...)
+			for _, k := range keys {
+				refused := false
+				for _, line := range strings.Split(res.Stdout, "\n") {
+					refused = refused || strings.HasPrefix(line, k+" refused: ") && strings.HasSuffix(line, "Read-only file system")
+				}
+				if !refused {
+					t.Errorf("writing %s: want it refused, a read-only file system\nstdout: %s\nstderr: %s", k, res.Stdout, res.Stderr)
+				}
+			}
+			if !strings.Contains(res.Stdout, "/proc/sys ro,") {
+				t.Errorf("/proc/sys is not mounted read-only in the command's /proc: stdout %s", res.Stdout)
+			}
+		})
+	}
+}

@@ -36,11 +36,13 @@ if pid == 0:
 os.waitpid(pid, 0)
 print("ok: ordinary fork still works")
 # A socket of a protocol the kernel lacks makes it ask modprobe, on the
-# host, as root, to load the module (SCTP, DCCP, L2TP, NETLINK_XFRM,
-# NETLINK_CRYPTO): the module would stay in the host's kernel after the run.
+# host, as root, to load the module (SCTP, DCCP, L2TP, SMC, NETLINK_XFRM,
+# NETLINK_CRYPTO, NETLINK_RDMA, NETLINK_SMC): the module would stay in the host's kernel after the run.
 for fam, typ, proto, name in ((socket.AF_INET, socket.SOCK_STREAM, 132, "SCTP"), (socket.AF_INET6, socket.SOCK_SEQPACKET, 132, "SCTP over IPv6"),
                               (socket.AF_INET, 6, 33, "DCCP"), (socket.AF_INET, socket.SOCK_DGRAM, 115, "L2TP"),
-                              (socket.AF_NETLINK, socket.SOCK_RAW, 6, "NETLINK_XFRM"), (socket.AF_NETLINK, socket.SOCK_RAW, 21, "NETLINK_CRYPTO")):
+                              (socket.AF_INET, socket.SOCK_STREAM, 256, "SMC (IPPROTO_SMC)"),
+                              (socket.AF_NETLINK, socket.SOCK_RAW, 6, "NETLINK_XFRM"), (socket.AF_NETLINK, socket.SOCK_RAW, 21, "NETLINK_CRYPTO"),
+                              (socket.AF_NETLINK, socket.SOCK_RAW, 20, "NETLINK_RDMA"), (socket.AF_NETLINK, socket.SOCK_RAW, 22, "NETLINK_SMC")):
     try:
         socket.socket(fam, typ, proto).close()
         print(f"ESCAPE: a {name} socket opened")
