@@ -1,13 +1,21 @@
 package escape
 
 import (
+	"bytes"
+	"context"
+	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
+
+	"github.com/vigiles/action/pkg/sandbox/reaper"
 )
 
 // The tests in this file show claims of docs/security.md's table of
@@ -361,5 +369,125 @@ func TestDocClaimSysctlsAreReadOnly(t *testing.T) {
 				t.Errorf("/proc/sys is not mounted read-only in the command's /proc: stdout %s", res.Stdout)
 			}
 		})
+	}
+}
+
+// killedReaperPy asks the stub for a name, tries an address (each a
+// record entry in deny mode) and writes a file, then execs a sleep whose
+// last argument is its own first argument with "-ready" after it: the
+// test finds the hook by it once all three are done.
+const killedReaperPy = `import os, socket, subprocess, sys
+subprocess.run(["getent", "hosts", "killed-reaper.vigiles-escape.example"])
+s = socket.socket()
+s.settimeout(5)
+s.connect_ex(("192.0.2.77", 443))
+open("made.txt", "w").write("x\\n")
+os.execvp("python3", ["python3", "-c", "import time; time.sleep(600)", sys.argv[1] + "-ready"])
+`
+
+// parentOf is the host pid of pid's parent, from /proc/PID/status.
+func parentOf(pid int) int {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, "PPid:"); ok {
+			n, _ := strconv.Atoi(strings.TrimSpace(v))
+			return n
+		}
+	}
+	return 0
+}
+
+// TestDocClaimKilledReaperKeepsTheWholeRecord shows the last part of the
+// row "End the sandbox early by crashing pid 1 …": "if pid 1 dies anyway,
+// the run is failed but keeps the writes and egress recorded whole".
+// pkg/sandbox's TestKilledReaperKeepsTheRecord shows the writes, with no
+// egress layer. Here the vigiles binary runs a hook that asks a name,
+// tries an address and writes a file; then the test kills the hook's pid
+// 1 (the reaper, found from the host as the parent of the hook's process,
+// by that process's unique argument) with SIGKILL. The run is failed (exit
+// 125, an error naming the reaper), and its record holds the file, the
+// name and the address.
+func TestDocClaimKilledReaperKeepsTheWholeRecord(t *testing.T) {
+	requireBwrap(t)
+	requireRoot(t, "the test finds and kills the sandbox's pid 1 from the host")
+	requireTools(t, "python3", "getent")
+	dir := workTree(t)
+	if err := os.WriteFile(filepath.Join(dir, "killed.py"), []byte(killedReaperPy), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ready := []byte(fmt.Sprintf("\x00vigiles-docclaim-%d-ready\x00", time.Now().UnixNano()))
+	marker := string(ready[1 : len(ready)-len("-ready")-1])
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, vigilesBin, "run", "--json", "--workdir", dir, "--", "python3", "killed.py", marker)
+	cmd.Env = []string{"PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"}
+	cmd.Dir = dir
+	var out, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan struct{})
+	go func() { cmd.Wait(); close(exited) }()
+	pid1 := 0
+	for deadline := time.Now().Add(2 * time.Minute); pid1 == 0 && time.Now().Before(deadline) && !isClosed(exited); time.Sleep(50 * time.Millisecond) {
+		ents, _ := os.ReadDir("/proc")
+		for _, e := range ents {
+			pid, err := strconv.Atoi(e.Name())
+			if err != nil {
+				continue
+			}
+			if b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid)); !bytes.HasSuffix(b, ready[1:]) || !bytes.HasPrefix(b, []byte("python3\x00-c\x00")) {
+				continue
+			}
+			pp := parentOf(pid)
+			if b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pp)); pp > 1 && bytes.HasPrefix(b, []byte(reaper.Argv0+"\x00")) {
+				pid1 = pp
+			}
+		}
+	}
+	if pid1 == 0 {
+		cancel()
+		<-exited
+		t.Fatalf("the hook's pid 1 was not found\nstdout: %s\nstderr: %s", out.String(), stderr.String())
+	}
+	if err := syscall.Kill(pid1, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	<-exited
+	var res struct {
+		result
+		Egress []egressEntry `json:"egress"`
+	}
+	if err := json.Unmarshal(out.Bytes(), &res); err != nil {
+		t.Fatalf("no JSON result (%v)\nstdout: %s\nstderr: %s", err, out.String(), stderr.String())
+	}
+	if res.Tier != "confined" || res.ExitCode != 125 || !strings.Contains(res.Error, "reaper") {
+		t.Errorf("a run whose pid 1 was killed: tier %s, exit %d, error %q; want it failed (125), naming the reaper", res.Tier, res.ExitCode, res.Error)
+	}
+	made := false
+	for _, w := range res.Writes {
+		made = made || w.Path == "made.txt" && w.Op == "create"
+	}
+	var named, tried bool
+	for _, e := range res.Egress {
+		named = named || e.Via == "dns" && e.Host == "killed-reaper.vigiles-escape.example"
+		tried = tried || e.Via == "connect" && e.IP == "192.0.2.77" && e.Port == 443 && e.Proto == "tcp"
+	}
+	if !made || !named || !tried {
+		t.Errorf("the failed run must keep its record whole: file %v, name %v, address %v\n%s", made, named, tried, out.String())
+	}
+}
+
+// isClosed says whether c is closed, without waiting.
+func isClosed(c <-chan struct{}) bool {
+	select {
+	case <-c:
+		return true
+	default:
+		return false
 	}
 }
