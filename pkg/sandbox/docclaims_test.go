@@ -12,8 +12,8 @@ import (
 // docs/security.md's row "Forge the exit status through the reaper's
 // status pipe": the init takes the reaper's status only as one document
 // of the fields it knows. A status with a field it does not know, or with
-// anything after the document (a second status, a forged one, other
-// bytes), is malformed, and the run fails on it; a status as the reaper
+// anything but white space after the document (a second status, a
+// forged one, other bytes, a stray } or ]), is malformed, and the run fails on it; a status as the reaper
 // writes it is read whole. (The first half, that the hook never holds the
 // pipe, is TestEscapeProcessesAndKernel's "forge the record through pid
 // 1's status pipe" and "through an inherited status pipe".)
@@ -29,6 +29,9 @@ func TestDocClaimReaperStatusIsOneDocument(t *testing.T) {
 		"a second status line": good + "\n" + `{"exitCode":0}` + "\n",
 		"bytes after it":       good + " x",
 		"a number after it":    good + " 0",
+		"a } after it":         good + "}",
+		"a ] after it":         good + "\n]",
+		"]]] and bytes":        good + "]]]garbage",
 	} {
 		if _, err := decodeStatus([]byte(data)); err == nil || !strings.Contains(err.Error(), "the reaper's status is malformed") {
 			t.Errorf("%s (%q): %v, want the status refused as malformed", name, data, err)

@@ -1186,10 +1186,13 @@ func decodeStatus(data []byte) (reaper.Status, error) {
 	var st reaper.Status
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
-	if err := dec.Decode(&st); err != nil || dec.More() {
-		if err == nil {
-			err = errors.New("trailing data")
-		}
+	err := dec.Decode(&st)
+	// Only white space may follow the one document: Decoder.More passes
+	// a stray } or ] (it looks for the next value of an array or object).
+	if err == nil && len(bytes.TrimSpace(data[dec.InputOffset():])) > 0 {
+		err = errors.New("trailing data")
+	}
+	if err != nil {
 		return st, fmt.Errorf("the reaper's status is malformed: %w", err)
 	}
 	return st, nil
