@@ -57,6 +57,11 @@ func TestDecidesLeavesOutADeny(t *testing.T) {
 		{PreModelSwitch, `{"updatedInput":{"model":"x"}}`, ""},
 		{PermissionRequest, `{"decision":{"behavior":"ask","updatedPermissions":[{"type":"setMode"}]}}`, `{"decision":{"behavior":"ask"}}`},
 		{PreToolUse, `not json`, `not json`},
+		// One object and nothing after it: a kept value with a stray
+		// "}" or "]" after it is no object vigiles wrote, and is
+		// compared as it is.
+		{PreToolUse, `{"permissionDecision":"deny"}}`, `{"permissionDecision":"deny"}}`},
+		{PreToolUse, `{"permissionDecision":"deny"}]`, `{"permissionDecision":"deny"}]`},
 	} {
 		if got := decidesAsKept(tc.event, tc.kept); got != tc.want {
 			t.Errorf("decidesAsKept(%s, %s) = %s; want %s", tc.event, tc.kept, orDefault(got, `""`), orDefault(tc.want, `""`))

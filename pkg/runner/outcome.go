@@ -156,7 +156,9 @@ func decidesAsKept(event, s string) string {
 	dec := json.NewDecoder(strings.NewReader(s))
 	dec.UseNumber()
 	var keep map[string]any
-	if err := dec.Decode(&keep); err != nil || keep == nil || dec.More() {
+	// Only white space may follow the object, as in ParseOutput:
+	// dec.More() would let a "}" or "]" after it pass.
+	if err := dec.Decode(&keep); err != nil || keep == nil || strings.TrimSpace(s[dec.InputOffset():]) != "" {
 		return s
 	}
 	dropUnread(event, keep)
