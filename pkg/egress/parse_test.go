@@ -340,11 +340,13 @@ func TestParseQuery(t *testing.T) {
 			t.Errorf("%s: err = %v, want ErrBadDNS", name, err)
 		}
 	}
-	// A compressed name pointing back into the header region still parses
-	// but is not echoed.
-	ptr := append(append([]byte{}, plain...), 0xc0, 12, 0, 1, 0, 1)
-	binary.BigEndian.PutUint16(ptr[4:], 1)
-	_ = ptr
+	// A compressed name pointing back into the header region (to the ID's
+	// first byte, 0: the root) still parses, but is not echoed: Raw,
+	// which answers copy, is only a name written out in full.
+	ptr := append(plain[:12:12], 0xc0, 0, 0, 1, 0, 1)
+	if q, err := parseQuery(ptr); err != nil || q.Name != "." || q.Raw != nil {
+		t.Errorf("a name that points into the header: %q (raw %q), %v; want \".\", parsed, no raw question", q.Name, q.Raw, err)
+	}
 }
 
 func TestRcodeOnly(t *testing.T) {
