@@ -8,6 +8,8 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 	"unsafe"
@@ -151,5 +153,42 @@ func mqOpen(name string, flags, mode int) (int, error) {
 func mqUnlink(name string) {
 	if p, err := unix.BytePtrFromString(name); err == nil {
 		unix.Syscall(unix.SYS_MQ_UNLINK, uintptr(unsafe.Pointer(p)), 0, 0)
+	}
+}
+
+// TestSysVMemoryLeftByTheHookLeavesRoomForTheRecord: System V shared
+// memory outlives the process that made it, and its pages stay charged to
+// the run's memory cgroup (a root caller's run under --limit-run-memory).
+// A hook that writes 20,000 files and then fills the rest of its 256 MiB
+// with detached segments (the filler dies of the limit) leaves the init
+// room to make the record: the run ends normally, names the memory limit,
+// and its record holds every file. Without the init's removal of the
+// namespace's segments once the command is gone, the kernel ended the
+// init as it walked the files ("nothing was recorded", exit 125) in each
+// of three runs.
+func TestSysVMemoryLeftByTheHookLeavesRoomForTheRecord(t *testing.T) {
+	requireBwrap(t)
+	requireRoot(t, "only a root caller's run is held by a memory cgroup")
+	const files = 20000
+	res := vigiles(t, runner{name: "root"}, workTree(t), nil, "--limit-run-memory", "256MiB", "--timeout", "150s",
+		"--", "python3", "shmfill.py", strconv.Itoa(files))
+	t.Logf("exit %d, limit hit %q, stdout %q", res.ExitCode, res.LimitHit, res.Stdout)
+	if res.Error != "" || res.ExitCode != 0 {
+		t.Fatalf("exit %d, error %q; want the record made\nstderr: %s", res.ExitCode, res.Error, res.Stderr)
+	}
+	if !strings.Contains(res.Stdout, "filler 9\n") {
+		t.Errorf("the filler was not ended by the kernel (status 9, SIGKILL) as it filled the run's memory: stdout %q", res.Stdout)
+	}
+	if res.LimitHit != "memory" {
+		t.Errorf("limit hit %q, want memory (the filler died of it)", res.LimitHit)
+	}
+	made := 0
+	for _, w := range res.Writes {
+		if w.Op == "create" && strings.HasPrefix(w.Path, "f") && strings.HasSuffix(w.Path, ".txt") {
+			made++
+		}
+	}
+	if made != files {
+		t.Errorf("the record holds %d of the %d files the hook wrote", made, files)
 	}
 }
