@@ -1,0 +1,140 @@
+package runner
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"runtime"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/vigiles/action/pkg/sandbox"
+)
+
+// scaleEvents are the events that take one payload each, so that every
+// hook declared on one of them makes exactly one run.
+var scaleEvents = []string{Stop, UserPromptSubmit, SessionEnd, PreCompact}
+
+// scaleHooks renders a hooks object of k command hooks spread over
+// scaleEvents, each with a command of its own (tag and index), and the
+// words fakeHooks reads so that each run writes one file and reaches one
+// host.
+func scaleHooks(tag string, k int) string {
+	per := make([][]string, len(scaleEvents))
+	for i := 0; i < k; i++ {
+		e := i % len(scaleEvents)
+		per[e] = append(per[e], fmt.Sprintf(`{"type": "command", "command": "true %s-%d write:out/%s-%d host:h%d.example.test"}`, tag, i, tag, i, i%7))
+	}
+	var evs []string
+	for e, hs := range per {
+		if len(hs) > 0 {
+			evs = append(evs, fmt.Sprintf(`%q: [{"hooks": [%s]}]`, scaleEvents[e], strings.Join(hs, ", ")))
+		}
+	}
+	return "{" + strings.Join(evs, ", ") + "}"
+}
+
+// scaleTree lays out n command hooks in one of the shapes a large audit
+// meets: "market" is one marketplace of n/5 plugins with five hooks each;
+// "events" is n/50 plugins, each a hooks.json of fifty hooks over several
+// events; "monorepo" is n/4 packages, each a .claude/settings.json of
+// four hooks; "skills" is one plugin of n/2 skills, each with two hooks
+// in its frontmatter.
+func scaleTree(b testing.TB, shape string, n int) string {
+	files := map[string]string{}
+	market := func(plugins int, per int) {
+		var entries []string
+		for p := 0; p < plugins; p++ {
+			name := fmt.Sprintf("p%d", p)
+			entries = append(entries, fmt.Sprintf(`{"name": %q, "source": "./plugins/%s"}`, name, name))
+			files["plugins/"+name+"/.claude-plugin/plugin.json"] = fmt.Sprintf(`{"name": %q}`, name)
+			files["plugins/"+name+"/hooks/hooks.json"] = `{"hooks": ` + scaleHooks(name, per) + `}`
+		}
+		files[".claude-plugin/marketplace.json"] = `{"name": "scale", "plugins": [` + strings.Join(entries, ", ") + `]}`
+	}
+	switch shape {
+	case "market":
+		market(n/5, 5)
+	case "events":
+		market(n/50, 50)
+	case "monorepo":
+		for p := 0; p < n/4; p++ {
+			files[fmt.Sprintf("packages/p%d/.claude/settings.json", p)] = `{"hooks": ` + scaleHooks(fmt.Sprint("p", p), 4) + `}`
+		}
+	case "skills":
+		files[".claude-plugin/marketplace.json"] = `{"name": "scale", "plugins": [{"name": "sk", "source": "./plugins/sk"}]}`
+		files["plugins/sk/.claude-plugin/plugin.json"] = `{"name": "sk"}`
+		for s := 0; s < n/2; s++ {
+			files[fmt.Sprintf("plugins/sk/skills/s%d/SKILL.md", s)] = fmt.Sprintf("---\nname: s%d\ndescription: skill %d\nhooks:\n"+
+				"  Stop:\n    - hooks:\n        - type: command\n          command: true s%d-a write:out/s%d-a host:h%d.example.test\n"+
+				"  SessionEnd:\n    - hooks:\n        - type: command\n          command: true s%d-b write:out/s%d-b\n---\nbody\n", s, s, s, s, s%7, s, s)
+		}
+	default:
+		b.Fatalf("unknown shape %q", shape)
+	}
+	return makeTree(b, files)
+}
+
+// BenchmarkAuditScale audits trees of 100, 1,000 and 10,000 command hooks
+// in each shape of scaleTree through canned hooks (no sandbox): what
+// vigiles does around the runs, discovery, the plan, the records'
+// checks and the report, whose time per hook should stay flat as the
+// tree grows. live-KiB/hook is what the audit holds on the heap as its
+// last run starts (after a collection), less what was there before it,
+// per hook: the plan, the payloads and the records kept for the report,
+// which should stay flat too (each run's identity, kept in the plan
+// after its record was restored, made it 8.6 KiB a hook at 10,000 hooks,
+// where it is 3.2 KiB without).
+func BenchmarkAuditScale(b *testing.B) {
+	for _, shape := range []string{"market", "events", "monorepo", "skills"} {
+		for _, n := range []int{100, 1000, 10000} {
+			dir := scaleTree(b, shape, n)
+			b.Run(fmt.Sprintf("%s/hooks=%d", shape, n), func(b *testing.B) {
+				b.ReportAllocs()
+				var live float64
+				for b.Loop() {
+					var before runtime.MemStats
+					runtime.GC()
+					runtime.ReadMemStats(&before)
+					ex, last := leanHooks(n)
+					rep, err := Audit(context.Background(), Options{Dir: dir, Executor: ex})
+					if err != nil {
+						b.Fatal(err)
+					}
+					if len(rep.Runs) != n {
+						b.Fatalf("%d runs, want %d", len(rep.Runs), n)
+					}
+					live += float64(int64(last.Load())-int64(before.HeapAlloc)) / 1024 / float64(n)
+				}
+				b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N)/float64(n), "µs/hook")
+				b.ReportMetric(live/float64(b.N), "live-KiB/hook")
+			})
+		}
+	}
+}
+
+// leanHooks answers as fakeHooks does, keeping no spec nor input of its
+// own (fakeHooks' Canned keeps each run's, which would be counted as the
+// audit's), and stores the live heap, after a collection, as its n-th
+// run starts.
+func leanHooks(n int) (Executor, *atomic.Uint64) {
+	f := fakeHooks().F
+	var count atomic.Int64
+	var live atomic.Uint64
+	return ExecutorFunc(func(ctx context.Context, spec sandbox.Spec) (*sandbox.Result, error) {
+		var in []byte
+		if spec.Stdin != nil {
+			var buf bytes.Buffer
+			buf.ReadFrom(spec.Stdin)
+			in = buf.Bytes()
+		}
+		if count.Add(1) == int64(n) {
+			var m runtime.MemStats
+			runtime.GC()
+			runtime.ReadMemStats(&m)
+			live.Store(m.HeapAlloc)
+		}
+		return f(spec, in)
+	}), &live
+}
