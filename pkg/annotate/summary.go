@@ -134,16 +134,22 @@ func (w *summaryWriter) line(s string) {
 	w.b.WriteByte('\n')
 }
 
-// table writes a header and as many rows as fit, then a visible
+// table writes a header and as many of n rows as fit, then a visible
 // "N more not shown" line for the rest; it reports whether every row fit.
-func (w *summaryWriter) table(header string, rows []string, what string) bool {
+// Row i is rendered (row(i)) only when every row before it fit, so that
+// the work stays within what the summary can hold: a report of 10,000
+// findings and 10,000 runs rendered each row of both tables, and a run's
+// hosts cell walks every destination of its record, for a summary that
+// keeps under half of the findings' rows and none of the runs'.
+func (w *summaryWriter) table(header string, n int, row func(i int) string, what string) bool {
 	sep := "|" + strings.Repeat("---|", strings.Count(header, "|")-1)
 	w.line(header)
 	w.line(sep)
-	for i, r := range rows {
+	for i := 0; i < n; i++ {
+		r := row(i)
 		if !w.fits(r + "\n") {
 			w.line("")
-			w.line(fmt.Sprintf("**%d more %s not shown** (this summary is limited to %d bytes); %s.", len(rows)-i, what, w.limit, ReportHas("them all")))
+			w.line(fmt.Sprintf("**%d more %s not shown** (this summary is limited to %d bytes); %s.", n-i, what, w.limit, ReportHas("them all")))
 			return false
 		}
 		w.line(r)
@@ -329,23 +335,23 @@ func Summary(r *report.Report, o SummaryOptions) string {
 	if len(r.Findings) > 0 {
 		w.line("### Findings")
 		w.line("")
-		rows := make([]string, 0, len(r.Findings))
-		for _, f := range sortFindings(r.Findings) {
+		fs := sortFindings(r.Findings)
+		allFindings = w.table("| Severity | Where | Rule | Title | Message |", len(fs), func(i int) string {
+			f := fs[i]
 			msg := md(f.Message, messageChars)
 			if f.Evidence != "" {
 				msg += "<br>evidence&#58; " + md(f.Evidence, messageChars)
 			}
-			rows = append(rows, fmt.Sprintf("| %s | %s | %s | %s | %s |",
-				level(f.Severity), where(o, f.Location), md(f.Rule, cellChars), md(f.Title, cellChars), msg))
-		}
-		allFindings = w.table("| Severity | Where | Rule | Title | Message |", rows, "findings")
+			return fmt.Sprintf("| %s | %s | %s | %s | %s |",
+				level(f.Severity), where(o, f.Location), md(f.Rule, cellChars), md(f.Title, cellChars), msg)
+		}, "findings")
 	}
 
 	if len(r.Runs) > 0 {
 		w.line("### Hook runs")
 		w.line("")
-		rows := make([]string, 0, len(r.Runs))
-		for _, h := range r.Runs {
+		w.table("| Plugin | Event | Tier | Outcome | Hosts tried (allowed / blocked) | Files written | Duration |", len(r.Runs), func(i int) string {
+			h := &r.Runs[i]
 			// Names as the findings' files are shown (evidence.ShownName):
 			// md alone would make a\rb and a b, or a\u202eb and
 			// a\u200bb, one plugin.
@@ -364,22 +370,20 @@ func Summary(r *report.Report, o SummaryOptions) string {
 			if h.Tier == "direct" {
 				tier += " (unconfined)"
 			}
-			rows = append(rows, fmt.Sprintf("| %s | %s | %s | %s | %s | %s | %s |",
-				md(evidence.ShownName(h.Plugin), cellChars), event, tier, outcome, hostsCell(h.Egress), writesCell(h.Writes), durationCell(h.DurationMs)))
-		}
-		w.table("| Plugin | Event | Tier | Outcome | Hosts tried (allowed / blocked) | Files written | Duration |", rows, "hook runs")
+			return fmt.Sprintf("| %s | %s | %s | %s | %s | %s | %s |",
+				md(evidence.ShownName(h.Plugin), cellChars), event, tier, outcome, hostsCell(h.Egress), writesCell(h.Writes), durationCell(h.DurationMs))
+		}, "hook runs")
 	}
 
 	if len(r.Drift) > 0 {
 		w.line("### Baseline drift")
 		w.line("")
-		rows := make([]string, 0, len(r.Drift))
-		for _, d := range r.Drift {
+		w.table("| Hook | Change | Was | Now | Where |", len(r.Drift), func(i int) string {
+			d := r.Drift[i]
 			was, now := driftCells(d.Shown())
-			rows = append(rows, fmt.Sprintf("| %s | %s | %s | %s | %s |",
-				md(d.Hook, cellChars), md(d.Kind, 40), was, now, where(o, d.Location)))
-		}
-		w.table("| Hook | Change | Was | Now | Where |", rows, "drift entries")
+			return fmt.Sprintf("| %s | %s | %s | %s | %s |",
+				md(d.Hook, cellChars), md(d.Kind, 40), was, now, where(o, d.Location))
+		}, "drift entries")
 	}
 
 	// The reserve guarantees these fit.
