@@ -138,3 +138,40 @@ func leanHooks(n int) (Executor, *atomic.Uint64) {
 		return f(spec, in)
 	}), &live
 }
+
+// BenchmarkAuditDriftScale audits the "market" tree of 100, 1,000 and
+// 10,000 hooks against a baseline of the same tree, each run of which now
+// reaches a host the baseline does not hold: a drift finding a hook. Its
+// time per hook should stay flat: each run is looked up in the baseline,
+// not searched for.
+func BenchmarkAuditDriftScale(b *testing.B) {
+	for _, n := range []int{100, 1000, 10000} {
+		dir := scaleTree(b, "market", n)
+		ex, _ := leanHooks(0)
+		if _, err := Audit(context.Background(), Options{Dir: dir, Executor: ex, Baseline: ".vigiles/baseline.json", UpdateBaseline: true}); err != nil {
+			b.Fatal(err)
+		}
+		moved := ExecutorFunc(func(ctx context.Context, spec sandbox.Spec) (*sandbox.Result, error) {
+			res, err := ex.Run(ctx, spec)
+			if res != nil {
+				for i := range res.Egress {
+					res.Egress[i].Host = "moved-" + res.Egress[i].Host
+				}
+			}
+			return res, err
+		})
+		b.Run(fmt.Sprintf("hooks=%d", n), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				rep, err := Audit(context.Background(), Options{Dir: dir, Executor: moved, Baseline: ".vigiles/baseline.json", BaselineNamed: true})
+				if err != nil {
+					b.Fatal(err)
+				}
+				if len(rep.Runs) != n || len(rep.Findings) < n {
+					b.Fatalf("%d runs and %d findings, want %d of each", len(rep.Runs), len(rep.Findings), n)
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N)/float64(n), "µs/hook")
+		})
+	}
+}
