@@ -276,6 +276,9 @@ type session struct {
 	// sessions holds, by the directory a session starts in, what its
 	// settings say of its hooks (settingsOf).
 	sessions map[string]sessionSettings
+	// packages caches onInAPackage's work for the projects discovery
+	// listed when it was made (of).
+	packages packageCache
 	// spelled is the work tree as the caller spelled it (--dir, or the
 	// working directory, made absolute with its links kept): an absolute
 	// PATH under it is taken relative to the tree.

@@ -397,21 +397,50 @@ func pluginOffByName(plugins map[string]string, h *Hook) bool {
 	return plugins[h.Plugin] != "" && !slices.ContainsFunc(h.AlsoNamed, func(n string) bool { return plugins[n] == "" })
 }
 
+// packageCache is what onInAPackage learnt of the projects discovery
+// listed: which are packages, and, by the plugin a hook is of, whether
+// one of them leaves it on.
+type packageCache struct {
+	of   int // how many of s.projects dirs was made from
+	dirs []string
+	on   map[string]bool
+}
+
 // onInAPackage says whether a session started in a package whose .claude
-// discovery read (s.projects) leaves the plugin hook h on.
+// discovery read (s.projects) leaves the plugin hook h on. The answer
+// depends on h's plugin alone (pluginOff: its root, its name and the
+// names it is also installed under), so it is worked out once a plugin,
+// and each package's .claude is looked at once an audit: a marketplace of
+// 1,000 hooks that the root's settings turn off, in a monorepo of 250
+// packages whose settings turn them off too, looked at every package for
+// every hook (2.6 ms a hook at 1,000 hooks, and growing with both).
 func (s *session) onInAPackage(h *Hook) bool {
-	for _, p := range s.projects {
-		if p == "" || p == "." {
-			continue
-		}
-		// A package: a directory with a .claude of its own (discovery
-		// lists the roots of an audit's PATHs too).
-		if fi, err := os.Lstat(filepath.Join(s.dir, filepath.FromSlash(p), ".claude")); err != nil || !fi.IsDir() {
-			continue
-		}
-		if st := s.settingsOf(p); st.all == "" && !s.pluginOffIn(st, h) {
-			return true
+	c := &s.packages
+	if c.on == nil || c.of != len(s.projects) {
+		*c = packageCache{of: len(s.projects), on: map[string]bool{}}
+		for _, p := range s.projects {
+			if p == "" || p == "." {
+				continue
+			}
+			// A package: a directory with a .claude of its own
+			// (discovery lists the roots of an audit's PATHs too).
+			if fi, err := os.Lstat(filepath.Join(s.dir, filepath.FromSlash(p), ".claude")); err != nil || !fi.IsDir() {
+				continue
+			}
+			c.dirs = append(c.dirs, p)
 		}
 	}
-	return false
+	key := h.PluginRoot + "\x00" + h.Plugin + "\x00" + strings.Join(h.AlsoNamed, "\x00")
+	if on, ok := c.on[key]; ok {
+		return on
+	}
+	on := false
+	for _, p := range c.dirs {
+		if st := s.settingsOf(p); st.all == "" && !s.pluginOffIn(st, h) {
+			on = true
+			break
+		}
+	}
+	c.on[key] = on
+	return on
 }
