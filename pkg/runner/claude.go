@@ -475,7 +475,11 @@ func (c *claudeDisc) project(root string) {
 	if rel != "." {
 		name = filepath.Base(root)
 	}
-	if !slices.Contains(c.out.Projects, rel) {
+	if !c.projectSeen[rel] {
+		if c.projectSeen == nil {
+			c.projectSeen = map[string]bool{}
+		}
+		c.projectSeen[rel] = true
 		c.out.Projects = append(c.out.Projects, rel)
 	}
 	c.settings(root, claudeSettings, name)
@@ -932,6 +936,9 @@ type claudeDisc struct {
 	dirReal  string // dir with every symlink followed
 	rootRel  string // the audit's root, relative to dir ("." for the tree)
 	seenFile map[string]bool
+	// projectSeen holds out.Projects as a set: a monorepo of thousands
+	// of packages searched the list for each.
+	projectSeen map[string]bool
 	// agentWarns are the warnings that a plugin's agent's hooks never
 	// run (agentsReadElsewhere).
 	agentWarns []agentWarn
