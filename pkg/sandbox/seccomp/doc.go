@@ -3,6 +3,8 @@
 // libseccomp), that makes the kernel interfaces a hook has no business with
 // fail with EPERM — io_uring, bpf, perf_event_open, userfaultfd, the key
 // ring, kexec, module loading, file handles, cross-process memory access,
+// process_madvise (a process may advise itself, and its MADV_PAGEOUT would
+// drop the host's page cache around the madvise rule below),
 // ptrace, every mount API, setns, new user namespaces (unshare and clone
 // with CLONE_NEWUSER) and terminal injection (ioctl TIOCSTI / TIOCLINUX).
 // A socket of an address family other than local, IPv4, IPv6 and netlink

@@ -92,6 +92,13 @@ var deniedAlways = []string{
 	"setns",
 	// Inode flags (chattr) by path, as the ioctls below set them by fd.
 	"file_setattr",
+	// Advice on a process's memory: against another process it needs
+	// CAP_SYS_NICE, but the kernel lets a process advise itself, and
+	// MADV_PAGEOUT through it drops the host's page cache of a file the
+	// command has mapped, around the madvise rule below (a hook's
+	// process_madvise of its own mapping of a host file its uid owns
+	// evicted all 17 of the file's cached pages). A hook has madvise.
+	"process_madvise",
 	// Whole-machine administration.
 	"kexec_load", "kexec_file_load",
 	"init_module", "finit_module", "delete_module",

@@ -81,6 +81,7 @@ func attempts(a Arch) []attempt {
 		"swapon":            {0, badFlags},
 		"acct":              {uintptr(unsafe.Pointer(&acctPath[0]))},
 		"quotactl_fd":       {badFd},
+		"process_madvise":   {badFd},
 		"syslog":            {0xffff},
 	}
 	var out []attempt

@@ -56,6 +56,7 @@ var nativeNumbers = map[string]uint32{
 	"ptrace":            unix.SYS_PTRACE,
 	"quotactl":          unix.SYS_QUOTACTL,
 	"quotactl_fd":       unix.SYS_QUOTACTL_FD,
+	"process_madvise":   unix.SYS_PROCESS_MADVISE,
 	"reboot":            unix.SYS_REBOOT,
 	"request_key":       unix.SYS_REQUEST_KEY,
 	"setns":             unix.SYS_SETNS,

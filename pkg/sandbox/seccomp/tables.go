@@ -35,7 +35,7 @@ var amd64 = Arch{
 		"bpf": 321, "userfaultfd": 323, "io_uring_setup": 425, "io_uring_enter": 426,
 		"io_uring_register": 427, "open_tree": 428, "move_mount": 429, "fsopen": 430,
 		"fsconfig": 431, "fsmount": 432, "fspick": 433, "clone3": 435,
-		"pidfd_getfd": 438, "mount_setattr": 442, "quotactl_fd": 443,
+		"pidfd_getfd": 438, "process_madvise": 440, "mount_setattr": 442, "quotactl_fd": 443,
 		"open_tree_attr": openTreeAttr, "file_setattr": fileSetattr, "prlimit64": 302,
 		"modify_ldt": 154, "uselib": 134,
 	},
@@ -57,7 +57,7 @@ var arm64 = Arch{
 		"io_uring_setup": 425, "io_uring_enter": 426, "io_uring_register": 427,
 		"open_tree": 428, "move_mount": 429, "fsopen": 430, "fsconfig": 431,
 		"fsmount": 432, "fspick": 433, "clone3": 435, "pidfd_getfd": 438,
-		"mount_setattr": 442, "quotactl_fd": 443, "open_tree_attr": openTreeAttr,
+		"process_madvise": 440, "mount_setattr": 442, "quotactl_fd": 443, "open_tree_attr": openTreeAttr,
 		"file_setattr": fileSetattr, "prlimit64": 261,
 	},
 }
