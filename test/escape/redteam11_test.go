@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"testing"
 )
@@ -76,5 +77,85 @@ func TestRedteam11NewerCalls(t *testing.T) {
 				t.Errorf("after the run the host caches %d of the file's %d pages, all before", in, all)
 			}
 		})
+	}
+}
+
+// TestRedteam11OverlayInternalsAreRecordedExactly: what the eleventh
+// round tried of overlayfs's internals and the kernel's newer file calls
+// on the work tree (scripts/redteam11.py), for every caller, a
+// --root-sandbox run, and both ways of recording writes: two files
+// swapped by renameat2(RENAME_EXCHANGE); a rename that leaves a whiteout
+// (RENAME_WHITEOUT: EINVAL on the overlay, a character device 0,0 in the
+// copy); an O_TMPFILE given a name with linkat; copy_file_range and
+// FICLONE over a file (EXDEV on the overlay), and a hole punched in a
+// file of at most 1 MiB and in a larger one, each with its size and time
+// put back; a whiteout made by hand where a file was and under a new
+// name (EPERM on the overlay); a directory moved away, a symlink out of
+// the tree in its place, and the directory moved back. The script says,
+// for each entry of the tree's top, what it was and is; the record names
+// exactly those that changed, each with the operation that says how.
+func TestRedteam11OverlayInternalsAreRecordedExactly(t *testing.T) {
+	requireBwrap(t)
+	for _, c := range callers(t) {
+		r, rootSandbox := c.runner, c.rootSandbox
+		for _, method := range []string{"overlay", "copy"} {
+			t.Run(c.name()+"/"+method, func(t *testing.T) {
+				dir := workTree(t)
+				files := map[string][]byte{
+					"a": []byte("aaaa\n"), "b": []byte("bbbb\n"), "c": []byte("cccc\n"),
+					"e1": []byte("e1\n"), "e2": []byte("e2\n"), "wo": []byte("wo\n"), "x": []byte("x\n"),
+					"mid": bytes.Repeat([]byte("m"), 64<<10),
+					"big": bytes.Repeat([]byte("B"), 2<<20),
+				}
+				for n, b := range files {
+					if err := os.WriteFile(filepath.Join(dir, n), b, 0o644); err != nil {
+						t.Fatal(err)
+					}
+				}
+				if err := os.Mkdir(filepath.Join(dir, "dd"), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(filepath.Join(dir, "dd", "q"), []byte("q\n"), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				args := []string{"--writes", method, "--", "python3", "redteam11.py"}
+				if rootSandbox {
+					args = append([]string{"--root-sandbox"}, args...)
+				}
+				res := vigiles(t, r, dir, nil, args...)
+				if !strings.Contains(res.Stdout, "\ndone\n") || res.ExitCode != 0 || res.Error != "" {
+					t.Fatalf("the run did not end as the script did: exit %d, error %q\nstdout: %s\nstderr: %s", res.ExitCode, res.Error, res.Stdout, res.Stderr)
+				}
+				var want []string
+				for _, line := range strings.Split(res.Stdout, "\n") {
+					f := strings.Fields(line)
+					if len(f) != 5 || f[0] != "entry" || f[4] == "same" {
+						continue
+					}
+					switch was, now := f[2], f[3]; {
+					case was == "-":
+						want = append(want, "create "+f[1])
+					case now == "-":
+						want = append(want, "delete "+f[1])
+					default:
+						want = append(want, "modify "+f[1])
+					}
+				}
+				var got []string
+				for _, w := range res.Writes {
+					got = append(got, w.Op+" "+w.Path)
+				}
+				sort.Strings(want)
+				sort.Strings(got)
+				if strings.Join(got, ", ") != strings.Join(want, ", ") {
+					t.Errorf("the record holds\n  %s\nwhere the tree changed by\n  %s\nstdout: %s", strings.Join(got, ", "), strings.Join(want, ", "), res.Stdout)
+				}
+				for _, must := range []string{"big", "mid", "e1", "e2", "tmplinked"} {
+					if !strings.Contains(", "+strings.Join(want, ", ")+",", " "+must+",") {
+						t.Errorf("the script saw no change to %s\nstdout: %s", must, res.Stdout)
+					}
+				}
+			})
+		}
 	}
 }
