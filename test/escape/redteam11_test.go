@@ -2,11 +2,15 @@ package escape
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
+
+	"golang.org/x/sys/unix"
 )
 
 // TestRedteam11NewerCalls: what the eleventh round tried of the kernel's
@@ -158,4 +162,99 @@ func TestRedteam11OverlayInternalsAreRecordedExactly(t *testing.T) {
 			})
 		}
 	}
+}
+
+// TestRedteam11HugetlbPoolIsLeft: the kernel's hugetlb pool
+// (vm.nr_hugepages) is one for the whole host, set aside for its
+// databases and packet processors, and nothing bounds what an
+// unprivileged process takes of it through an anonymous mapping: a
+// hook's mmap(MAP_HUGETLB) took all 8 pages the test set aside, and
+// while it held them the host's mmap(MAP_HUGETLB) failed with ENOMEM.
+// For every caller and for a --root-sandbox run, mmap(MAP_HUGETLB),
+// memfd_create(MFD_HUGETLB) and shmget(SHM_HUGETLB)
+// (scripts/redteam11hugetlb.py) fail with ENOMEM, as on a host whose
+// pool is empty, and the pool has as many free pages while the hook runs
+// as before it.
+func TestRedteam11HugetlbPoolIsLeft(t *testing.T) {
+	requireBwrap(t)
+	requireRoot(t, "the test sets huge pages aside in the host's hugetlb pool (vm.nr_hugepages)")
+	const pool = "/proc/sys/vm/nr_hugepages"
+	b, err := os.ReadFile(pool)
+	if err != nil {
+		hugetlbLacking(t, "a hugetlb pool to set pages aside in: "+err.Error())
+	}
+	had, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := os.WriteFile(pool, []byte(strconv.Itoa(had)), 0o644); err != nil {
+			t.Errorf("giving the pool back its %d pages: %v", had, err)
+		}
+	})
+	if err := os.WriteFile(pool, []byte(strconv.Itoa(had+8)), 0o644); err != nil {
+		t.Fatalf("setting 8 huge pages aside: %v", err)
+	}
+	free := hugePagesFree(t)
+	if free < 8 {
+		hugetlbLacking(t, fmt.Sprintf("8 free huge pages in the pool (the kernel set aside only %d)", free))
+	}
+	// The host's own mapping takes one, so that an ENOMEM under the
+	// filter is not the pool's.
+	m, err := unix.Mmap(-1, 0, 2<<20, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_PRIVATE|unix.MAP_ANONYMOUS|unix.MAP_HUGETLB)
+	if err != nil {
+		t.Fatalf("the host's mmap(MAP_HUGETLB) with %d pages free: %v", free, err)
+	}
+	m[0] = 1
+	unix.Munmap(m)
+	const want = 3
+	for _, c := range callers(t) {
+		r, rootSandbox, name := c.runner, c.rootSandbox, c.name()
+		t.Run(name, func(t *testing.T) {
+			dir := workTree(t)
+			args := []string{"--", "python3", "redteam11hugetlb.py"}
+			if rootSandbox {
+				args = append([]string{"--root-sandbox"}, args...)
+			}
+			res := vigiles(t, r, dir, nil, args...)
+			checkAttempts(t, res, want)
+			if !strings.Contains(res.Stdout, fmt.Sprintf("\nran %d\n", want)) || res.ExitCode != 0 || res.Error != "" {
+				t.Errorf("the run did not end as the script did: exit %d, error %q\nstdout: %s\nstderr: %s", res.ExitCode, res.Error, res.Stdout, res.Stderr)
+			}
+			if !strings.Contains(res.Stdout, fmt.Sprintf("\nfree %d\n", free)) {
+				t.Errorf("while the hook held what it got, the pool's free pages were not the %d before it\nstdout: %s", free, res.Stdout)
+			}
+		})
+	}
+}
+
+// hugePagesFree is the hugetlb pool's count of free pages, from
+// /proc/meminfo.
+func hugePagesFree(t *testing.T) int {
+	t.Helper()
+	b, err := os.ReadFile("/proc/meminfo")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if f := strings.Fields(line); len(f) == 2 && f[0] == "HugePages_Free:" {
+			n, err := strconv.Atoi(f[1])
+			if err != nil {
+				t.Fatal(err)
+			}
+			return n
+		}
+	}
+	t.Fatal("/proc/meminfo has no HugePages_Free line")
+	return 0
+}
+
+// hugetlbLacking fails under CI, where the kernel must have a hugetlb pool
+// to set pages aside in, and skips elsewhere, saying what is lacking.
+func hugetlbLacking(t *testing.T, what string) {
+	t.Helper()
+	if os.Getenv("CI") == "true" {
+		t.Fatalf("CI=true and this machine lacks %s", what)
+	}
+	t.Skipf("this machine lacks %s", what)
 }

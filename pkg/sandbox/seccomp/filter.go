@@ -49,6 +49,9 @@ const (
 	// ActionEPROTONOSUPPORT answers that the protocol does not exist, as a
 	// kernel without its module would.
 	ActionEPROTONOSUPPORT Action = "EPROTONOSUPPORT"
+	// ActionENOMEM answers that the memory asked for is not there, as a
+	// kernel with no huge pages in its pool does.
+	ActionENOMEM Action = "ENOMEM"
 )
 
 // Rule is one entry of the filter, for documentation and doctor output.
@@ -201,6 +204,24 @@ const (
 	// leave them; a hook sees no error.
 	fadvDontneed = 4  // POSIX_FADV_DONTNEED on x86_64 and aarch64
 	madvPageout  = 21 // MADV_PAGEOUT
+	// The huge pages of the kernel's hugetlb pool (vm.nr_hugepages, and
+	// the surplus vm.nr_overcommit_hugepages allows) are one pool for
+	// the whole host, set aside for the host's databases and packet
+	// processors, whoever takes them and in whatever namespace, and
+	// nothing bounds what an unprivileged process takes of it through
+	// an anonymous mapping: a hook's mmap(MAP_HUGETLB) took all 8 pages
+	// of a host's pool, and while it held them a host process's
+	// mmap(MAP_HUGETLB) failed with ENOMEM. A hugetlb memfd
+	// (MFD_HUGETLB) takes from the pool when it is mapped, through an
+	// mmap the filter cannot tell from any other, and System V shared
+	// memory with SHM_HUGETLB does too, for a process of
+	// vm.hugetlb_shm_group (group 0 by default: a --root-sandbox run).
+	// Each fails with ENOMEM, as on a host whose pool is empty, the
+	// default, which their users fall back from; a hook's transparent
+	// huge pages come from its own memory and are left as they are.
+	mapHugetlb = 0x40000 // MAP_HUGETLB on x86_64 and aarch64
+	mfdHugetlb = 0x4     // MFD_HUGETLB
+	shmHugetlb = 0x800   // SHM_HUGETLB
 )
 
 // Rules lists the filter's rules for arch, in program order, plus the two
@@ -244,6 +265,9 @@ func Rules(a Arch) []Rule {
 		Rule{Syscall: "prlimit64", Action: ActionEPERM, When: "pid not 0"},
 		Rule{Syscall: "fadvise64", Action: ActionSkip, When: "POSIX_FADV_DONTNEED"},
 		Rule{Syscall: "madvise", Action: ActionSkip, When: "MADV_PAGEOUT"},
+		Rule{Syscall: "mmap", Action: ActionENOMEM, When: "MAP_HUGETLB"},
+		Rule{Syscall: "memfd_create", Action: ActionENOMEM, When: "MFD_HUGETLB"},
+		Rule{Syscall: "shmget", Action: ActionENOMEM, When: "SHM_HUGETLB"},
 		Rule{Syscall: "socket", Action: ActionEAFNOSUPPORT, When: socketFamiliesText},
 		Rule{Syscall: "socket", Action: ActionEPROTONOSUPPORT, When: inetProtocolsText},
 		Rule{Syscall: "socket", Action: ActionEPROTONOSUPPORT, When: netlinkProtocolsText},
@@ -315,6 +339,7 @@ const (
 	retKill   = unix.SECCOMP_RET_KILL_PROCESS
 	retNoAF   = unix.SECCOMP_RET_ERRNO | uint32(unix.EAFNOSUPPORT)
 	retNoProt = unix.SECCOMP_RET_ERRNO | uint32(unix.EPROTONOSUPPORT)
+	retENOMEM = unix.SECCOMP_RET_ERRNO | uint32(unix.ENOMEM)
 )
 
 // Compile builds the filter program for a. It is pure.
@@ -326,7 +351,9 @@ const (
 // request-number test on the second, fcntl to an F_SETLEASE test on the
 // second, prlimit64 to a test of its pid (the first: 0, the caller, or
 // EPERM), fadvise64 and madvise to a test of their advice (0 without the
-// call for POSIX_FADV_DONTNEED and MADV_PAGEOUT), socket/socketpair to a
+// call for POSIX_FADV_DONTNEED and MADV_PAGEOUT), mmap, memfd_create and
+// shmget to a test of their flags (ENOMEM for a huge page of the hugetlb
+// pool), socket/socketpair to a
 // test of the address family (the first) and, for AF_INET, AF_INET6 and
 // AF_NETLINK, of the protocol (the third), and allow the rest. Argument
 // tests read only the low 32 bits: CLONE_NEWUSER lives there, and the
@@ -366,6 +393,9 @@ func Compile(a Arch) ([]unix.SockFilter, error) {
 		{"prlimit64", "prlimit"},
 		{"fadvise64", "fadvise"},
 		{"madvise", "madvise"},
+		{"mmap", "mmap"},
+		{"memfd_create", "memfd"},
+		{"shmget", "shmget"},
 	} {
 		nr, ok := a.Syscalls[c.name]
 		if !ok {
@@ -406,6 +436,21 @@ func Compile(a Arch) ([]unix.SockFilter, error) {
 	b.stmt(unix.BPF_LD|unix.BPF_W|unix.BPF_ABS, offArgLow(2))
 	b.jump(unix.BPF_JMP|unix.BPF_JEQ|unix.BPF_K, madvPageout, "skip", "allow")
 
+	// mmap's flags (the fourth argument) and shmget's (the third) are
+	// ints, memfd_create's (the second) an unsigned int: a set bit of
+	// their low 32 bits is all the kernel reads.
+	b.label("mmap")
+	b.stmt(unix.BPF_LD|unix.BPF_W|unix.BPF_ABS, offArgLow(3))
+	b.jump(unix.BPF_JMP|unix.BPF_JSET|unix.BPF_K, mapHugetlb, "enomem", "allow")
+
+	b.label("memfd")
+	b.stmt(unix.BPF_LD|unix.BPF_W|unix.BPF_ABS, offArgLow(1))
+	b.jump(unix.BPF_JMP|unix.BPF_JSET|unix.BPF_K, mfdHugetlb, "enomem", "allow")
+
+	b.label("shmget")
+	b.stmt(unix.BPF_LD|unix.BPF_W|unix.BPF_ABS, offArgLow(2))
+	b.jump(unix.BPF_JMP|unix.BPF_JSET|unix.BPF_K, shmHugetlb, "enomem", "allow")
+
 	// The domain and the protocol are ints: their low 32 bits are all the
 	// kernel reads. socketpair makes the socket before it finds that the
 	// family has no pairs (EOPNOTSUPP): its protocol would load a module
@@ -438,6 +483,8 @@ func Compile(a Arch) ([]unix.SockFilter, error) {
 	b.ret(retEPERM)
 	b.label("enosys")
 	b.ret(retENOSYS)
+	b.label("enomem")
+	b.ret(retENOMEM)
 	b.label("skip")
 	b.ret(retSkip)
 	b.label("kill")

@@ -91,6 +91,8 @@ func actionOf(ret uint32) Action {
 		return ActionEPROTONOSUPPORT
 	case retSkip:
 		return ActionSkip
+	case retENOMEM:
+		return ActionENOMEM
 	}
 	return Action(fmt.Sprintf("unknown %#x", ret))
 }
@@ -159,6 +161,14 @@ func TestCompile(t *testing.T) {
 				{"msync", call("msync", 0x10000, 4096, unix.MS_SYNC), ActionSkip},
 				{"madvise(MADV_DONTNEED)", call("madvise", 0x10000, 4096, unix.MADV_DONTNEED), ActionAllow},
 				{"madvise(MADV_COLD)", call("madvise", 0x10000, 4096, unix.MADV_COLD), ActionAllow},
+				{"mmap(MAP_HUGETLB)", call("mmap", 0, 2<<20, unix.PROT_READ, unix.MAP_PRIVATE|unix.MAP_ANONYMOUS|mapHugetlb), ActionENOMEM},
+				{"mmap(high bits|MAP_HUGETLB)", call("mmap", 0, 2<<20, unix.PROT_READ, 0xffffffff00000000|unix.MAP_SHARED|mapHugetlb, 3), ActionENOMEM},
+				{"mmap(MAP_PRIVATE|MAP_ANONYMOUS)", call("mmap", 0, 4096, unix.PROT_READ, unix.MAP_PRIVATE|unix.MAP_ANONYMOUS), ActionAllow},
+				{"mmap(MAP_SHARED, a file)", call("mmap", 0, 4096, unix.PROT_READ, unix.MAP_SHARED, 3), ActionAllow},
+				{"memfd_create(MFD_HUGETLB)", call("memfd_create", 0x10000, unix.MFD_CLOEXEC|mfdHugetlb), ActionENOMEM},
+				{"memfd_create(MFD_CLOEXEC)", call("memfd_create", 0x10000, unix.MFD_CLOEXEC), ActionAllow},
+				{"shmget(SHM_HUGETLB)", call("shmget", 0, 2<<20, 0o1600|shmHugetlb), ActionENOMEM},
+				{"shmget", call("shmget", 0, 4096, 0o1600), ActionAllow},
 				{"ioctl(TIOCSTI)", call("ioctl", 0, tiocsti), ActionEPERM},
 				{"ioctl(TIOCLINUX)", call("ioctl", 0, tioclinux), ActionEPERM},
 				{"ioctl(FS_IOC_SETFLAGS)", call("ioctl", 3, fsIocSetflags), ActionEPERM},

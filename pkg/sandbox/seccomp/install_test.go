@@ -109,6 +109,12 @@ func attempts(a Arch) []attempt {
 		attempt{name: "fcntl(F_SETLEASE)", nr: uintptr(a.Syscalls["fcntl"]), args: [6]uintptr{devnull, unix.F_SETLEASE, unix.F_RDLCK}},
 		// A pid above any pid_max: without the filter, ESRCH.
 		attempt{name: "prlimit64(another pid)", nr: uintptr(a.Syscalls["prlimit64"]), args: [6]uintptr{0x3fffffff, unix.RLIMIT_NOFILE}},
+		// A huge page of the hugetlb pool, asked for with a length of 0
+		// (mmap, shmget: without the filter, EINVAL) or no name
+		// (memfd_create: EFAULT), so that none is taken.
+		attempt{name: "mmap(MAP_HUGETLB)", nr: uintptr(a.Syscalls["mmap"]), args: [6]uintptr{0, 0, unix.PROT_READ, unix.MAP_PRIVATE | unix.MAP_ANONYMOUS | mapHugetlb, ^uintptr(0)}},
+		attempt{name: "memfd_create(MFD_HUGETLB)", nr: uintptr(a.Syscalls["memfd_create"]), args: [6]uintptr{0, mfdHugetlb}},
+		attempt{name: "shmget(SHM_HUGETLB)", nr: uintptr(a.Syscalls["shmget"]), args: [6]uintptr{0, 0, 0o600 | shmHugetlb}},
 	)
 	if a.X32 {
 		out = append(out, attempt{name: "x32 getpid", nr: x32SyscallBit | 39})
@@ -333,8 +339,11 @@ func TestInstallDeniesForReal(t *testing.T) {
 
 	for _, at := range attempts(a) {
 		want := "EPERM"
-		if at.name == "clone3" || at.name == "io_setup" {
+		switch at.name {
+		case "clone3", "io_setup":
 			want = "ENOSYS"
+		case "mmap(MAP_HUGETLB)", "memfd_create(MFD_HUGETLB)", "shmget(SHM_HUGETLB)":
+			want = "ENOMEM"
 		}
 		got := filtered.Calls[at.name]
 		if got != want {
@@ -345,8 +354,9 @@ func TestInstallDeniesForReal(t *testing.T) {
 	// never with EPERM, whoever runs the test; so the EPERM above is the
 	// filter's doing.
 	for _, n := range []string{"setns", "keyctl", "pidfd_getfd", "unshare(CLONE_NEWUSER)",
-		"clone(CLONE_NEWUSER)", "ioctl(TIOCSTI)", "ioctl(TIOCLINUX)", "fcntl(F_SETLEASE)", "prlimit64(another pid)"} {
-		if got := control.Calls[n]; got == "EPERM" || got == "OK" {
+		"clone(CLONE_NEWUSER)", "ioctl(TIOCSTI)", "ioctl(TIOCLINUX)", "fcntl(F_SETLEASE)", "prlimit64(another pid)",
+		"mmap(MAP_HUGETLB)", "memfd_create(MFD_HUGETLB)", "shmget(SHM_HUGETLB)"} {
+		if got := control.Calls[n]; got == "EPERM" || got == "ENOMEM" || got == "OK" {
 			t.Errorf("%s without the filter: got %s, want another error: the test's arguments are not telling", n, got)
 		}
 	}
