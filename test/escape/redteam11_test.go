@@ -258,3 +258,54 @@ func hugetlbLacking(t *testing.T, what string) {
 	}
 	t.Skipf("this machine lacks %s", what)
 }
+
+// TestRedteam11WriteBackAroundFsyncIsLeft: the filter leaves fsync and
+// its kin undone, since all the command writes is in tmpfs and what they
+// would write back is the host's; but a read with O_DIRECT writes back
+// the dirty pages of what it reads first, and an extent map asked for
+// with FIEMAP_FLAG_SYNC the whole file's, each through a descriptor
+// opened for reading alone: a hook's O_DIRECT read of a host file a host
+// process had written wrote back all 257 of its dirty pages, and its
+// FS_IOC_FIEMAP did the same. For every caller and for a --root-sandbox
+// run (scripts/redteam11writeback.py), open with O_DIRECT and
+// fcntl(F_SETFL) setting it fail with EINVAL, openat2 with ENOSYS and
+// FS_IOC_FIEMAP with EOPNOTSUPP, and the host's file, outside every mask,
+// is as dirty after the run as before (the flusher writes back a page
+// dirty for 30 s by default, far longer than the run).
+func TestRedteam11WriteBackAroundFsyncIsLeft(t *testing.T) {
+	requireBwrap(t)
+	requireRoot(t, "the file is made outside the masks, under /var/lib")
+	const want = 4
+	for _, c := range callers(t) {
+		r, rootSandbox, name := c.runner, c.rootSandbox, c.name()
+		t.Run(name, func(t *testing.T) {
+			dir := workTree(t)
+			target := filepath.Join(openTempDir(t, "/var/lib", "vigiles-escape-dirty-"), "file")
+			if err := os.WriteFile(target, bytes.Repeat([]byte("host page\n"), 104858), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			_, before, err := dirtyPages(target)
+			if err != nil {
+				if os.Getenv("CI") == "true" {
+					t.Fatalf("CI=true and this kernel tells no file's dirty pages (cachestat, Linux 6.5): %v", err)
+				}
+				t.Skipf("this kernel tells no file's dirty pages (cachestat, Linux 6.5): %v", err)
+			}
+			if before == 0 {
+				t.Fatalf("the host's file has no dirty page before the run: nothing to compare")
+			}
+			args := []string{"--env", "HOSTFILE=" + target, "--", "python3", "redteam11writeback.py"}
+			if rootSandbox {
+				args = append([]string{"--root-sandbox"}, args...)
+			}
+			res := vigiles(t, r, dir, nil, args...)
+			checkAttempts(t, res, want)
+			if !strings.Contains(res.Stdout, fmt.Sprintf("\nran %d\n", want)) || res.ExitCode != 0 || res.Error != "" {
+				t.Errorf("the run did not end as the script did: exit %d, error %q\nstdout: %s\nstderr: %s", res.ExitCode, res.Error, res.Stdout, res.Stderr)
+			}
+			if _, after, err := dirtyPages(target); err != nil || after != before {
+				t.Errorf("after the run the host's file has %d dirty pages (%v), %d before", after, err, before)
+			}
+		})
+	}
+}

@@ -16,7 +16,9 @@
 // every AIO context count against one limit for the whole host. fadvise64's POSIX_FADV_DONTNEED
 // and madvise's MADV_PAGEOUT answer 0 without being done: they would drop the host's page cache
 // of files the command reads; so do sync, syncfs, fsync, fdatasync, sync_file_range and msync,
-// which would write back the host's dirty pages (what the command writes is all in tmpfs).
+// which would write back the host's dirty pages (what the command writes is all in tmpfs);
+// for the same reason open and openat with O_DIRECT and fcntl(F_SETFL) setting it fail with
+// EINVAL, openat2 with ENOSYS, and ioctl(FS_IOC_FIEMAP) with EOPNOTSUPP.
 // mmap(MAP_HUGETLB), memfd_create(MFD_HUGETLB) and shmget(SHM_HUGETLB) fail
 // with ENOMEM, as on a host with an empty hugetlb pool: the pool is one for
 // the whole host, and nothing bounds what an unprivileged process maps of

@@ -23,6 +23,8 @@ type Arch struct {
 	X32 bool
 	// Syscalls maps a system call name to its number.
 	Syscalls map[string]uint32
+	// ODirect is the architecture's O_DIRECT open flag.
+	ODirect uint32
 }
 
 // x32SyscallBit marks an x32 system call on x86_64 (__X32_SYSCALL_BIT).
@@ -52,6 +54,12 @@ const (
 	// ActionENOMEM answers that the memory asked for is not there, as a
 	// kernel with no huge pages in its pool does.
 	ActionENOMEM Action = "ENOMEM"
+	// ActionEINVAL answers that the file system takes no direct I/O, as
+	// tmpfs did before Linux 6.6.
+	ActionEINVAL Action = "EINVAL"
+	// ActionEOPNOTSUPP answers that the file system maps no extents, as
+	// tmpfs does.
+	ActionEOPNOTSUPP Action = "EOPNOTSUPP"
 )
 
 // Rule is one entry of the filter, for documentation and doctor output.
@@ -181,6 +189,13 @@ const (
 	// file_setattr, which sets the same flags by path.
 	fsIocSetflags   = 0x40086602 // _IOW('f', 2, long)
 	fsIocFssetxattr = 0x401c5820 // _IOW('X', 32, struct fsxattr)
+	// FS_IOC_FIEMAP with FIEMAP_FLAG_SYNC, a flag in memory the filter
+	// cannot read, writes back the file's dirty pages first, through a
+	// descriptor opened for reading alone: a host file's, read through
+	// the read-only root or the tree's lower layer (see skippedAlways).
+	// It fails as on tmpfs, which maps no extents, where all the
+	// command writes is.
+	fsIocFiemap = 0xc020660b // _IOWR('f', 11, struct fiemap)
 	// F_SETLEASE takes a lease on a file the caller owns, and the
 	// command reads files of the host its uid owns through the read-only
 	// root: a non-root caller's (under /opt, a runner's tool cache), the
@@ -192,6 +207,16 @@ const (
 	// too; and the command is told of each such open (SIGIO). A hook
 	// never needs a lease; refused in every run alike.
 	fSetlease = unix.F_SETLEASE
+	// An O_DIRECT read writes back the dirty pages of the range it reads
+	// first, as fsync would (see skippedAlways): a hook's read of a host
+	// file through a descriptor opened O_RDONLY|O_DIRECT wrote back all
+	// 257 pages a host process had left dirty. open and openat with
+	// O_DIRECT, and fcntl(F_SETFL) setting it, fail with EINVAL, as on a
+	// file system without direct I/O (tmpfs before Linux 6.6); openat2,
+	// whose flags are in memory the filter cannot read, fails with
+	// ENOSYS, as on a kernel before 5.6, and its callers fall back to
+	// openat.
+	fSetfl = unix.F_SETFL
 	// POSIX_FADV_DONTNEED drops a file's clean pages from the page cache,
 	// which is the host's, one for each file whatever mount it is read
 	// through: the command may open for reading much of the host through
@@ -261,13 +286,22 @@ func Rules(a Arch) []Rule {
 		Rule{Syscall: "ioctl", Action: ActionEPERM, When: "TIOCLINUX"},
 		Rule{Syscall: "ioctl", Action: ActionEPERM, When: "FS_IOC_SETFLAGS"},
 		Rule{Syscall: "ioctl", Action: ActionEPERM, When: "FS_IOC_FSSETXATTR"},
+		Rule{Syscall: "ioctl", Action: ActionEOPNOTSUPP, When: "FS_IOC_FIEMAP"},
 		Rule{Syscall: "fcntl", Action: ActionEPERM, When: "F_SETLEASE"},
+		Rule{Syscall: "fcntl", Action: ActionEINVAL, When: "F_SETFL with O_DIRECT"},
 		Rule{Syscall: "prlimit64", Action: ActionEPERM, When: "pid not 0"},
 		Rule{Syscall: "fadvise64", Action: ActionSkip, When: "POSIX_FADV_DONTNEED"},
 		Rule{Syscall: "madvise", Action: ActionSkip, When: "MADV_PAGEOUT"},
 		Rule{Syscall: "mmap", Action: ActionENOMEM, When: "MAP_HUGETLB"},
 		Rule{Syscall: "memfd_create", Action: ActionENOMEM, When: "MFD_HUGETLB"},
 		Rule{Syscall: "shmget", Action: ActionENOMEM, When: "SHM_HUGETLB"},
+	)
+	if _, ok := a.Syscalls["open"]; ok {
+		rs = append(rs, Rule{Syscall: "open", Action: ActionEINVAL, When: "O_DIRECT"})
+	}
+	rs = append(rs,
+		Rule{Syscall: "openat", Action: ActionEINVAL, When: "O_DIRECT"},
+		Rule{Syscall: "openat2", Action: ActionENOSYS},
 		Rule{Syscall: "socket", Action: ActionEAFNOSUPPORT, When: socketFamiliesText},
 		Rule{Syscall: "socket", Action: ActionEPROTONOSUPPORT, When: inetProtocolsText},
 		Rule{Syscall: "socket", Action: ActionEPROTONOSUPPORT, When: netlinkProtocolsText},
@@ -340,6 +374,8 @@ const (
 	retNoAF   = unix.SECCOMP_RET_ERRNO | uint32(unix.EAFNOSUPPORT)
 	retNoProt = unix.SECCOMP_RET_ERRNO | uint32(unix.EPROTONOSUPPORT)
 	retENOMEM = unix.SECCOMP_RET_ERRNO | uint32(unix.ENOMEM)
+	retEINVAL = unix.SECCOMP_RET_ERRNO | uint32(unix.EINVAL)
+	retNoOp   = unix.SECCOMP_RET_ERRNO | uint32(unix.EOPNOTSUPP)
 )
 
 // Compile builds the filter program for a. It is pure.
@@ -396,8 +432,14 @@ func Compile(a Arch) ([]unix.SockFilter, error) {
 		{"mmap", "mmap"},
 		{"memfd_create", "memfd"},
 		{"shmget", "shmget"},
+		{"open", "open"},
+		{"openat", "openat"},
+		{"openat2", "enosys"},
 	} {
 		nr, ok := a.Syscalls[c.name]
+		if !ok && c.name == "open" {
+			continue // aarch64 has openat alone
+		}
 		if !ok {
 			return nil, fmt.Errorf("building a filter for %s: no number for %s", a.GOARCH, c.name)
 		}
@@ -414,12 +456,30 @@ func Compile(a Arch) ([]unix.SockFilter, error) {
 	b.jump(unix.BPF_JMP|unix.BPF_JEQ|unix.BPF_K, tiocsti, "eperm", "")
 	b.jump(unix.BPF_JMP|unix.BPF_JEQ|unix.BPF_K, tioclinux, "eperm", "")
 	b.jump(unix.BPF_JMP|unix.BPF_JEQ|unix.BPF_K, fsIocSetflags, "eperm", "")
-	b.jump(unix.BPF_JMP|unix.BPF_JEQ|unix.BPF_K, fsIocFssetxattr, "eperm", "allow")
+	b.jump(unix.BPF_JMP|unix.BPF_JEQ|unix.BPF_K, fsIocFssetxattr, "eperm", "")
+	b.jump(unix.BPF_JMP|unix.BPF_JEQ|unix.BPF_K, fsIocFiemap, "eopnotsupp", "allow")
 
 	// fcntl's command is an unsigned int.
 	b.label("fcntl")
 	b.stmt(unix.BPF_LD|unix.BPF_W|unix.BPF_ABS, offArgLow(1))
-	b.jump(unix.BPF_JMP|unix.BPF_JEQ|unix.BPF_K, fSetlease, "eperm", "allow")
+	b.jump(unix.BPF_JMP|unix.BPF_JEQ|unix.BPF_K, fSetlease, "eperm", "")
+	b.jump(unix.BPF_JMP|unix.BPF_JEQ|unix.BPF_K, fSetfl, "setfl", "allow")
+
+	// The flags of fcntl(F_SETFL) (the third argument, a long of which
+	// the kernel keeps an unsigned int), open's (the second) and
+	// openat's (the third), ints: a set O_DIRECT bit of their low 32
+	// bits is all the kernel reads.
+	b.label("setfl")
+	b.stmt(unix.BPF_LD|unix.BPF_W|unix.BPF_ABS, offArgLow(2))
+	b.jump(unix.BPF_JMP|unix.BPF_JSET|unix.BPF_K, a.ODirect, "einval", "allow")
+
+	b.label("open")
+	b.stmt(unix.BPF_LD|unix.BPF_W|unix.BPF_ABS, offArgLow(1))
+	b.jump(unix.BPF_JMP|unix.BPF_JSET|unix.BPF_K, a.ODirect, "einval", "allow")
+
+	b.label("openat")
+	b.stmt(unix.BPF_LD|unix.BPF_W|unix.BPF_ABS, offArgLow(2))
+	b.jump(unix.BPF_JMP|unix.BPF_JSET|unix.BPF_K, a.ODirect, "einval", "allow")
 
 	// The pid is a pid_t: its low 32 bits are all the kernel reads.
 	b.label("prlimit")
@@ -485,6 +545,10 @@ func Compile(a Arch) ([]unix.SockFilter, error) {
 	b.ret(retENOSYS)
 	b.label("enomem")
 	b.ret(retENOMEM)
+	b.label("einval")
+	b.ret(retEINVAL)
+	b.label("eopnotsupp")
+	b.ret(retNoOp)
 	b.label("skip")
 	b.ret(retSkip)
 	b.label("kill")

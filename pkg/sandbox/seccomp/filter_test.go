@@ -93,6 +93,10 @@ func actionOf(ret uint32) Action {
 		return ActionSkip
 	case retENOMEM:
 		return ActionENOMEM
+	case retEINVAL:
+		return ActionEINVAL
+	case retNoOp:
+		return ActionEOPNOTSUPP
 	}
 	return Action(fmt.Sprintf("unknown %#x", ret))
 }
@@ -169,6 +173,15 @@ func TestCompile(t *testing.T) {
 				{"memfd_create(MFD_CLOEXEC)", call("memfd_create", 0x10000, unix.MFD_CLOEXEC), ActionAllow},
 				{"shmget(SHM_HUGETLB)", call("shmget", 0, 2<<20, 0o1600|shmHugetlb), ActionENOMEM},
 				{"shmget", call("shmget", 0, 4096, 0o1600), ActionAllow},
+				{"openat(O_RDONLY|O_DIRECT)", call("openat", uint64(0xffffff9c), 0x10000, uint64(unix.O_CLOEXEC)|uint64(a.ODirect)), ActionEINVAL},
+				{"openat(high bits|O_DIRECT)", call("openat", uint64(0xffffff9c), 0x10000, 0xffffffff00000000|uint64(a.ODirect)), ActionEINVAL},
+				{"openat(O_RDONLY|O_CLOEXEC)", call("openat", uint64(0xffffff9c), 0x10000, unix.O_CLOEXEC), ActionAllow},
+				{"openat(O_WRONLY|O_CREAT|O_TRUNC)", call("openat", uint64(0xffffff9c), 0x10000, unix.O_WRONLY|unix.O_CREAT|unix.O_TRUNC, 0o644), ActionAllow},
+				{"openat2", call("openat2", uint64(0xffffff9c), 0x10000, 0x20000, 24), ActionENOSYS},
+				{"fcntl(F_SETFL, O_DIRECT)", call("fcntl", 3, unix.F_SETFL, uint64(a.ODirect)|unix.O_NONBLOCK), ActionEINVAL},
+				{"fcntl(F_SETFL, O_NONBLOCK)", call("fcntl", 3, unix.F_SETFL, unix.O_NONBLOCK), ActionAllow},
+				{"fcntl(F_SETFD, the O_DIRECT bit)", call("fcntl", 3, unix.F_SETFD, uint64(a.ODirect)), ActionAllow},
+				{"ioctl(FS_IOC_FIEMAP)", call("ioctl", 3, fsIocFiemap, 0x10000), ActionEOPNOTSUPP},
 				{"ioctl(TIOCSTI)", call("ioctl", 0, tiocsti), ActionEPERM},
 				{"ioctl(TIOCLINUX)", call("ioctl", 0, tioclinux), ActionEPERM},
 				{"ioctl(FS_IOC_SETFLAGS)", call("ioctl", 3, fsIocSetflags), ActionEPERM},
@@ -350,6 +363,9 @@ func TestNativeTableMatchesUnix(t *testing.T) {
 		if got, ok := a.Syscalls[n]; !ok || got != want {
 			t.Errorf("%s: table has %d (present %v), x/sys/unix has %d", n, got, ok, want)
 		}
+	}
+	if a.ODirect != unix.O_DIRECT {
+		t.Errorf("O_DIRECT: table has %#x, x/sys/unix has %#x", a.ODirect, unix.O_DIRECT)
 	}
 }
 

@@ -115,6 +115,14 @@ func attempts(a Arch) []attempt {
 		attempt{name: "mmap(MAP_HUGETLB)", nr: uintptr(a.Syscalls["mmap"]), args: [6]uintptr{0, 0, unix.PROT_READ, unix.MAP_PRIVATE | unix.MAP_ANONYMOUS | mapHugetlb, ^uintptr(0)}},
 		attempt{name: "memfd_create(MFD_HUGETLB)", nr: uintptr(a.Syscalls["memfd_create"]), args: [6]uintptr{0, mfdHugetlb}},
 		attempt{name: "shmget(SHM_HUGETLB)", nr: uintptr(a.Syscalls["shmget"]), args: [6]uintptr{0, 0, 0o600 | shmHugetlb}},
+		// Direct I/O on no path (without the filter, EFAULT), on a
+		// descriptor that is none (EBADF); openat2 of no path with a
+		// size too small (EINVAL); and an extent map of /dev/null,
+		// which has none, into no buffer.
+		attempt{name: "openat(O_DIRECT)", nr: uintptr(a.Syscalls["openat"]), args: [6]uintptr{^uintptr(99), 0, uintptr(a.ODirect)}},
+		attempt{name: "openat2", nr: uintptr(a.Syscalls["openat2"]), args: [6]uintptr{^uintptr(99), 0, 0, 0}},
+		attempt{name: "fcntl(F_SETFL, O_DIRECT)", nr: uintptr(a.Syscalls["fcntl"]), args: [6]uintptr{badFd, unix.F_SETFL, uintptr(a.ODirect)}},
+		attempt{name: "ioctl(FS_IOC_FIEMAP)", nr: uintptr(a.Syscalls["ioctl"]), args: [6]uintptr{devnull, fsIocFiemap}},
 	)
 	if a.X32 {
 		out = append(out, attempt{name: "x32 getpid", nr: x32SyscallBit | 39})
@@ -344,6 +352,12 @@ func TestInstallDeniesForReal(t *testing.T) {
 			want = "ENOSYS"
 		case "mmap(MAP_HUGETLB)", "memfd_create(MFD_HUGETLB)", "shmget(SHM_HUGETLB)":
 			want = "ENOMEM"
+		case "openat(O_DIRECT)", "fcntl(F_SETFL, O_DIRECT)":
+			want = "EINVAL"
+		case "openat2":
+			want = "ENOSYS"
+		case "ioctl(FS_IOC_FIEMAP)":
+			want = unix.ErrnoName(unix.EOPNOTSUPP) // ENOTSUP: one number
 		}
 		got := filtered.Calls[at.name]
 		if got != want {
@@ -365,6 +379,15 @@ func TestInstallDeniesForReal(t *testing.T) {
 			if got := control.Calls[n]; got == "EPERM" || got == "OK" {
 				t.Errorf("%s without the filter, as root: got %s, want another error", n, got)
 			}
+		}
+	}
+	// The direct-I/O calls answer otherwise without the filter, so that
+	// the EINVAL and ENOSYS above are its doing too (an extent map of
+	// /dev/null is EOPNOTSUPP either way: it is checked in the filter's
+	// program alone).
+	for n, filteredAnswer := range map[string]string{"openat(O_DIRECT)": "EINVAL", "fcntl(F_SETFL, O_DIRECT)": "EINVAL", "openat2": "ENOSYS"} {
+		if got := control.Calls[n]; got == filteredAnswer || got == "OK" {
+			t.Errorf("%s without the filter: got %s, want another error: the test's arguments are not telling", n, got)
 		}
 	}
 	t.Logf("without the filter: %v", control.Calls)

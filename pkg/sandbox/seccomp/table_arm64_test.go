@@ -15,6 +15,8 @@ var nativeNumbers = map[string]uint32{
 	"io_setup":          unix.SYS_IO_SETUP,
 	"fadvise64":         unix.SYS_FADVISE64,
 	"madvise":           unix.SYS_MADVISE,
+	"openat":            unix.SYS_OPENAT,
+	"openat2":           unix.SYS_OPENAT2,
 	"mmap":              unix.SYS_MMAP,
 	"memfd_create":      unix.SYS_MEMFD_CREATE,
 	"shmget":            unix.SYS_SHMGET,
