@@ -98,6 +98,11 @@ type runSettings struct {
 	// working-directory, as its annotations do (Invocation.Dir); "" for
 	// the work tree itself.
 	progressDir string
+	// lanes is how many of the plan's runs go at once (Spec.Lanes):
+	// executeTracked sets it, on its own copy, to jobsOrCores, or the
+	// plan's runs that execute where those are fewer; 0 (a spec made
+	// outside a plan's execution) is one.
+	lanes int
 }
 
 // executed is a planned run with its result.
@@ -422,9 +427,10 @@ func (s *runSettings) spec(p *plannedRun) sandbox.Spec {
 		Egress:    s.egress,
 
 		RootSandbox: s.rootSandbox,
-		// A non-root caller's process limit is shared by the runs
-		// under way at once (sandbox.Spec.Lanes).
-		Lanes: s.jobsOrCores(),
+		// A non-root caller's process limit, and the host uid's
+		// per-user counts, are shared by the runs under way at once
+		// (sandbox.Spec.Lanes).
+		Lanes: s.lanes,
 		// Claude Code's own process ID, the hook's parent (env-vars.md):
 		// the hook's $PPID, as vigiles starts it.
 		ParentPIDVar: "CLAUDE_PID",
@@ -495,6 +501,13 @@ func (s *runSettings) executeTracked(ctx context.Context, plan []*plannedRun) ([
 			total++
 		}
 	}
+	// The runs under way at once share a non-root caller's process
+	// limit and the host uid's per-user counts (spec's Lanes): never
+	// more than the plan has to run, however high --jobs is, so that a
+	// plan smaller than its lanes is not held to shares it never uses.
+	own := *s
+	own.lanes = min(jobs, total)
+	s = &own
 	watch := newRunWatch(plan, total, s.progressDir)
 	// The cause of ctx's end (context.Cause: the signal that stopped the
 	// work, where the caller's context names one) once the runs are
