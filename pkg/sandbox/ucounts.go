@@ -38,12 +38,15 @@ var userCounts = []struct {
 
 // userCountsFor returns the bound of each of userCounts, by its name,
 // for a sandbox that is one of lanes under way at once (an audit's
-// --jobs; below 1 is 1): its own value, or its lane's share of a quarter
-// of the host's per-user limit, whichever is lower, and at least 1 (host
-// reads that limit; false where it cannot, and then the value stands).
-// With the kernel's defaults one lane keeps the values (a quarter of 128
-// inotify instances is 32); eight lanes get 4 each, where eight times 32
-// was twice the uid's whole allowance.
+// --jobs, or its plan's runs where those are fewer; below 1 is 1): its
+// own value, or its lane's share of a quarter of the host's per-user
+// limit, whichever is lower, and at least 1 (host reads that limit; false
+// where it cannot, and then the value stands). With the kernel's
+// defaults one lane keeps the inotify instances and fanotify groups (a
+// quarter of 128 is 32), and eight lanes get 4 each, where eight times
+// 32 instances were twice the uid's whole allowance; the watches and the
+// marks, whose host limits the kernel sizes by its memory from 8,192 up,
+// are a quarter of 8,192, 2,048, on a host that allows only that.
 func userCountsFor(lanes int, host func(name string) (int, bool)) map[string]int {
 	lanes = max(lanes, 1)
 	out := make(map[string]int, len(userCounts))
