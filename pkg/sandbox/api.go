@@ -71,7 +71,8 @@ type Spec struct {
 	// Result.EnvFile. A direct run records nothing, so it gets neither.
 	EnvFile, EnvFileVar string
 	// Lanes is how many commands this process may run at once, this one
-	// among them (an audit's --jobs); 0 is 1. A non-root caller's
+	// among them (an audit's or a test's --jobs, or its plan's runs where
+	// those are fewer); 0 is 1. A non-root caller's
 	// process limit is the uid's, counted by the kernel over all of them
 	// and vigiles' own processes too, so each command gets its share of
 	// it (pidsUnder).
