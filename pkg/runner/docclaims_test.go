@@ -1,0 +1,79 @@
+package runner
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/vigiles/action/pkg/report"
+)
+
+// The tests in this file show claims of docs/security.md's table of
+// attempts that no other test of the package showed: each names the row
+// it stands for.
+
+// TestDocClaimMarkdownFilesAndDepthAreBounded shows the end of the row
+// "Exhaust vigiles with the frontmatter of a skill, an agent or a command
+// … or with millions of skill, agent and command files": no more than
+// maxComponentFiles (10,000) markdown files below a repository's skills,
+// agents and commands directories are read, and agents and commands no
+// deeper than maxComponentDepth (16) directories; each bound passed is one
+// discovery/malformed error that names it, never a hang and never
+// silence. Below both bounds a command hook in a component's frontmatter
+// is found, so the bounds are what leave the others unread.
+func TestDocClaimMarkdownFilesAndDepthAreBounded(t *testing.T) {
+	const hooked = "---\nhooks:\n  Stop: [{hooks: [{type: command, command: echo}]}]\n---\n"
+	t.Run("files", func(t *testing.T) {
+		dir := makeTree(t, map[string]string{"plugins/p/.claude-plugin/plugin.json": `{"name": "p"}`})
+		agents := filepath.Join(dir, "plugins/p/agents")
+		if err := os.MkdirAll(agents, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		for i := range maxComponentFiles + 1 {
+			if err := os.WriteFile(filepath.Join(agents, fmt.Sprintf("a%05d.md", i)), []byte("---\nname: a\n---\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		s := discoverAll(t, dir)
+		n := 0
+		for _, f := range s.findings {
+			if f.Rule == RuleMalformed && f.Severity == report.SeverityError &&
+				strings.Contains(f.Message, fmt.Sprintf("more than %d markdown files lie below", maxComponentFiles)) {
+				n++
+			}
+		}
+		if n != 1 {
+			t.Errorf("%d findings of the file bound, want 1:\n%s", n, strings.Join(findingLines(s.findings), "\n"))
+		}
+	})
+	t.Run("depth", func(t *testing.T) {
+		shallow := "plugins/p/commands/" + strings.Repeat("d/", maxComponentDepth) + "ok.md"
+		deep := "plugins/p/commands/" + strings.Repeat("d/", maxComponentDepth+1) + "deep.md"
+		dir := makeTree(t, map[string]string{"plugins/p/.claude-plugin/plugin.json": `{"name": "p"}`, shallow: hooked, deep: hooked})
+		s := discoverAll(t, dir)
+		n := 0
+		for _, f := range s.findings {
+			if f.Rule == RuleMalformed && f.Severity == report.SeverityError &&
+				strings.Contains(f.Message, fmt.Sprintf("more than %d directories below the agents or commands directory", maxComponentDepth)) {
+				n++
+			}
+		}
+		if n != 1 {
+			t.Errorf("%d findings of the depth bound, want 1:\n%s", n, strings.Join(findingLines(s.findings), "\n"))
+		}
+		found := 0
+		for _, h := range s.hooks {
+			if strings.Contains(h.ID, "ok.md") {
+				found++
+			}
+			if strings.Contains(h.ID, "deep.md") {
+				t.Errorf("a command deeper than the bound was read: %s", h.ID)
+			}
+		}
+		if found != 1 {
+			t.Errorf("the command at the bound's depth declared %d hooks, want 1", found)
+		}
+	})
+}
