@@ -1,6 +1,7 @@
 package escape
 
 import (
+	"encoding/json"
 	"net"
 	"os"
 	"path/filepath"
@@ -130,5 +131,42 @@ func TestDocClaimSocketsTheEnvironmentNamesAreUnreachable(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestDocClaimNothingTriedIsEmptyNotNull shows docs/report-format.md's
+// "`null` means not recorded, `[]` recorded and nothing was tried" for a
+// confined run of the real binary in each egress mode, for every caller:
+// a command that writes nothing and tries nothing has "writes": [] and
+// "egress": [], never null (pkg/sandbox's TestNullVersusEmpty shows the
+// null of a direct run, and cannot show egress, which that package runs
+// without its network layer); one that asks for a name has an egress
+// entry, so the [] is a record that could have held one.
+func TestDocClaimNothingTriedIsEmptyNotNull(t *testing.T) {
+	requireBwrap(t)
+	for _, r := range runners(t) {
+		for _, mode := range []string{"deny", "record"} {
+			t.Run(r.name+"/"+mode, func(t *testing.T) {
+				res := vigiles(t, r, workTree(t), nil, "--egress", mode, "--", "true")
+				if res.Error != "" {
+					t.Fatalf("error %q", res.Error)
+				}
+				var doc map[string]json.RawMessage
+				if err := json.Unmarshal([]byte(res.raw), &doc); err != nil {
+					t.Fatal(err)
+				}
+				if string(doc["writes"]) != "[]" || string(doc["egress"]) != "[]" {
+					t.Errorf("a run that did nothing: writes %s egress %s, want [] and []", doc["writes"], doc["egress"])
+				}
+				res = vigiles(t, r, workTree(t), nil, "--egress", mode, "--", "python3", "-c",
+					"import socket\ntry: socket.getaddrinfo('docclaim.example.test', 443)\nexcept OSError: pass")
+				if err := json.Unmarshal([]byte(res.raw), &doc); err != nil {
+					t.Fatal(err)
+				}
+				if !strings.Contains(string(doc["egress"]), "docclaim.example.test") {
+					t.Errorf("a run that asked for a name: egress %s, want it named", doc["egress"])
+				}
+			})
+		}
 	}
 }
