@@ -58,3 +58,36 @@ func TestDocClaimFormatCharactersNeverShowOnAGitHubSurface(t *testing.T) {
 		}
 	}
 }
+
+// TestDocClaimHookLogsFenceTakesAFreshToken shows the "fresh random
+// token" of docs/github-action.md's raw hook output row: each WriteHookLogs
+// fences the output with a token of its own (TestHostileInputTakesNoEffect
+// shows its form), so a hook that read one step's log cannot print the
+// token that ends the next one's fence. The resume line the runner reads
+// is the token of the same call, and no earlier call's.
+func TestDocClaimHookLogsFenceTakesAFreshToken(t *testing.T) {
+	runs := []report.HookRun{{ID: "h", Plugin: "p", Event: "Stop", Stdout: "out\n"}}
+	seen := map[string]bool{}
+	for range 20 {
+		var log bytes.Buffer
+		if err := WriteHookLogs(&log, runs); err != nil {
+			t.Fatal(err)
+		}
+		var token string
+		for _, c := range runnerCommands(t, log.String()) {
+			if c.Name == "stop-commands" {
+				token = c.Data
+			}
+		}
+		if !tokenRE.MatchString(token) {
+			t.Fatalf("stop token %q is not random:\n%s", token, log.String())
+		}
+		if !strings.Contains(log.String(), "\n::"+token+"::\n") {
+			t.Errorf("the fence is not ended by its own token %q:\n%s", token, log.String())
+		}
+		if seen[token] {
+			t.Errorf("the token %q was used before", token)
+		}
+		seen[token] = true
+	}
+}
