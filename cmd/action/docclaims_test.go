@@ -1,12 +1,17 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/vigiles/action/pkg/report"
+	"github.com/vigiles/action/pkg/runner"
+	"github.com/vigiles/action/pkg/runner/runnertest"
+	"github.com/vigiles/action/pkg/sandbox"
 )
 
 // TestDocClaimFailLevelDecidesTheStepNotTheVerdict shows what
@@ -61,6 +66,41 @@ func TestDocClaimFailLevelDecidesTheStepNotTheVerdict(t *testing.T) {
 			}
 			if out["failed"] != strconv.Itoa(failed) || out["findings"] != strconv.Itoa(len(rep.Findings)) {
 				t.Errorf("fail-level %s: outputs failed %q findings %q, want %d and %d", tc.level, out["failed"], out["findings"], failed, len(rep.Findings))
+			}
+		})
+	}
+}
+
+// TestDocClaimActionRefusedRunFailsAsAnyErrorFinding shows
+// docs/github-action.md's "A hook that could not be run confined is not a
+// failure of vigiles but an error finding (verdict error): it fails the
+// step with exit 1 like any error finding, and not at all with fail-level:
+// none", where `vigiles test` and `audit` exit 125 for it
+// (TestRefusedRunExitsAsItsHelpSays) and `update-baseline` does too
+// (TestActionUpdateBaselineOfARefusedRun): at each level the run/refused
+// finding is in the log and the verdict output is error, and the step's
+// status is what fail-level makes of an error finding.
+func TestDocClaimActionRefusedRunFailsAsAnyErrorFinding(t *testing.T) {
+	refused := &runnertest.Canned{F: func(sandbox.Spec, []byte) (*sandbox.Result, error) {
+		return &sandbox.Result{Tier: sandbox.TierRefused, ExitCode: 125, Refusal: "no confinement"}, nil
+	}}
+	for _, tc := range []struct {
+		level string
+		code  int
+	}{{"error", 1}, {"warning", 1}, {"none", 0}} {
+		t.Run(tc.level, func(t *testing.T) {
+			s := newStep(t, map[string]string{"command": "audit", "check-run": "false", "fail-level": tc.level})
+			getenv := func(k string) string { return s.env[k] }
+			deps := actionDeps{test: runner.Test, audit: runner.Audit, executor: refused, httpClient: s.srv.Client()}
+			s.exitCode = exitCode(runActionWith(context.Background(), nil, getenv, &s.stdout, &s.stderr, deps), &s.stderr, true)
+			if s.exitCode != tc.code {
+				t.Errorf("fail-level %s: exit %d, want %d\n%s%s", tc.level, s.exitCode, tc.code, s.stdout.String(), s.stderr.String())
+			}
+			if !strings.Contains(s.stdout.String(), runner.RuleRunRefused) {
+				t.Errorf("fail-level %s: no %s finding in the log:\n%s", tc.level, runner.RuleRunRefused, s.stdout.String())
+			}
+			if out := outputs(t, s.file(t, "GITHUB_OUTPUT")); out["verdict"] != "error" {
+				t.Errorf("fail-level %s: verdict output %q, want error", tc.level, out["verdict"])
 			}
 		})
 	}
