@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/vigiles/action/pkg/evidence"
 	"github.com/vigiles/action/pkg/report"
 )
 
@@ -76,4 +77,45 @@ func TestDocClaimMarkdownFilesAndDepthAreBounded(t *testing.T) {
 			t.Errorf("the command at the bound's depth declared %d hooks, want 1", found)
 		}
 	})
+}
+
+// TestDocClaimLinkJudgingIsBounded shows "the judging of one run's links
+// is bounded (past 64 MiB of path looked up, a link fails)" of the row
+// "Pass wrote-only with a link into a path it may not write": a run that
+// left a thousand links deep in a directory whose path is 4,000 bytes
+// long, each with a target of many "./" components, makes the judging
+// look up more than maxLinkWork bytes of path; the first link is followed
+// to the file it names, and the last, alike but for its name, is not
+// followed and fails, as a link whose target leads out does.
+func TestDocClaimLinkJudgingIsBounded(t *testing.T) {
+	dir := strings.Repeat("x/", 2000) + "d"
+	target := strings.Repeat("./", 20) + "f"
+	ws := []evidence.Write{{Path: dir + "/f", Op: evidence.OpCreate, Kind: "file"}}
+	const n = 1000
+	for i := range n {
+		ws = append(ws, evidence.Write{Path: fmt.Sprintf("%s/l%d", dir, i), Op: evidence.OpCreate, Kind: "symlink", Target: target})
+	}
+	v := newLinkView("", ws)
+	var first, last bool
+	for i, w := range ws[1:] {
+		shown, _, known, ok := v.resolve(w)
+		if !ok {
+			t.Fatalf("link %d: not taken for a link to follow", i)
+		}
+		switch i {
+		case 0:
+			first = known && shown == dir+"/f"
+		case n - 1:
+			last = known
+		}
+	}
+	if v.work <= maxLinkWork {
+		t.Fatalf("the links looked up %d bytes of path, not past the bound %d: the test shows nothing", v.work, maxLinkWork)
+	}
+	if !first {
+		t.Errorf("the first link was not followed to %s/f", dir)
+	}
+	if last {
+		t.Errorf("the last link was followed past the bound of %d bytes of path", maxLinkWork)
+	}
 }
