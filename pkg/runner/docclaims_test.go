@@ -15,6 +15,18 @@ import (
 // attempts that no other test of the package showed: each names the row
 // it stands for.
 
+// malformedSaying counts the discovery/malformed errors among findings
+// whose message says what.
+func malformedSaying(findings []report.Finding, what string) int {
+	n := 0
+	for _, f := range findings {
+		if f.Rule == RuleMalformed && f.Severity == report.SeverityError && strings.Contains(f.Message, what) {
+			n++
+		}
+	}
+	return n
+}
+
 // TestDocClaimMarkdownFilesAndDepthAreBounded shows the end of the row
 // "Exhaust vigiles with the frontmatter of a skill, an agent or a command
 // … or with millions of skill, agent and command files": no more than
@@ -38,14 +50,7 @@ func TestDocClaimMarkdownFilesAndDepthAreBounded(t *testing.T) {
 			}
 		}
 		s := discoverAll(t, dir)
-		n := 0
-		for _, f := range s.findings {
-			if f.Rule == RuleMalformed && f.Severity == report.SeverityError &&
-				strings.Contains(f.Message, fmt.Sprintf("more than %d markdown files lie below", maxComponentFiles)) {
-				n++
-			}
-		}
-		if n != 1 {
+		if n := malformedSaying(s.findings, fmt.Sprintf("more than %d markdown files lie below", maxComponentFiles)); n != 1 {
 			t.Errorf("%d findings of the file bound, want 1:\n%s", n, strings.Join(findingLines(s.findings), "\n"))
 		}
 	})
@@ -54,14 +59,7 @@ func TestDocClaimMarkdownFilesAndDepthAreBounded(t *testing.T) {
 		deep := "plugins/p/commands/" + strings.Repeat("d/", maxComponentDepth+1) + "deep.md"
 		dir := makeTree(t, map[string]string{"plugins/p/.claude-plugin/plugin.json": `{"name": "p"}`, shallow: hooked, deep: hooked})
 		s := discoverAll(t, dir)
-		n := 0
-		for _, f := range s.findings {
-			if f.Rule == RuleMalformed && f.Severity == report.SeverityError &&
-				strings.Contains(f.Message, fmt.Sprintf("more than %d directories below the agents or commands directory", maxComponentDepth)) {
-				n++
-			}
-		}
-		if n != 1 {
+		if n := malformedSaying(s.findings, fmt.Sprintf("more than %d directories below the agents or commands directory", maxComponentDepth)); n != 1 {
 			t.Errorf("%d findings of the depth bound, want 1:\n%s", n, strings.Join(findingLines(s.findings), "\n"))
 		}
 		found := 0

@@ -297,25 +297,20 @@ func TestSpentProcessesTooFewForTheReserveAreRefused(t *testing.T) {
 	}
 }
 
-// TestSpentProcessesAreSharedByTheLanes: an audit run by a non-root
-// caller under a soft `ulimit -u 256` with --jobs 2 gives each hook
-// half of it less vigiles' reserve (64), since the kernel checks each
-// fork against the uid's whole count: six hooks that each fork until the
-// kernel refuses and hold their children, two at a time, each hold fewer
-// than 64 and at least half of that (the sandbox's own processes count
-// in its share too), each run is recorded whole with limitHit "pids",
-// and the audit ends with its report. Before the shares each hook's
-// limit was 192, so the two lanes' hooks and vigiles together took the
-// uid's count to the caller's limit: a hook held 90 to 116, whatever its
-// neighbour had left (0, 3 or 4 with --jobs 4 under 128), no limit was
-// named, and vigiles' own threads had no room either.
-func TestSpentProcessesAreSharedByTheLanes(t *testing.T) {
-	requireBwrap(t)
-	r := spentRunner(t)
-	dir := workTree(t)
+// spentAudit is spentRun for an audit: it writes a .claude/settings.json
+// of Stop hooks, one for each of commands, into dir, gives the tree to
+// r's owner, and starts `vigiles audit --dir dir --jobs jobs` as r,
+// through bash when shell is set (as spentRun does), its JSON report to a
+// file. during, when set, runs beside the audit until it ends. It
+// returns the report's runs, failing the test when vigiles gave none (an
+// exit status other than 0 or 1) or not one run a hook, and kills every
+// process of spentUID left once it is done.
+func spentAudit(t *testing.T, r runner, dir, shell string, jobs int, commands []string, during func(done <-chan struct{})) []spentAuditRun {
+	t.Helper()
 	var hooks []string
-	for i := range 6 {
-		hooks = append(hooks, fmt.Sprintf(`{"hooks":[{"type":"command","command":"python3 uidspent.py nproc-loud # %d"}]}`, i))
+	for _, c := range commands {
+		b, _ := json.Marshal(c)
+		hooks = append(hooks, `{"hooks":[{"type":"command","command":`+string(b)+`}]}`)
 	}
 	if err := os.MkdirAll(filepath.Join(dir, ".claude"), 0o755); err != nil {
 		t.Fatal(err)
@@ -336,13 +331,28 @@ func TestSpentProcessesAreSharedByTheLanes(t *testing.T) {
 	out := filepath.Join(outDir, "report.json")
 	ctx, cancel := context.WithTimeout(context.Background(), 6*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, "/bin/bash", "-c", `ulimit -Su 256 && exec "$0" "$@"`,
-		vigilesBin, "audit", "--dir", dir, "--baseline", "", "--jobs", "2", "--format", "json", "-o", out)
+	argv := []string{vigilesBin, "audit", "--dir", dir, "--baseline", "", "--jobs", strconv.Itoa(jobs), "--format", "json", "-o", out}
+	if shell != "" {
+		argv = append([]string{"/bin/bash", "-c", shell}, argv...)
+	}
+	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 	cmd.Env = []string{"PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: r.cred}
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
-	err = cmd.Run()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done, beside := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(beside)
+		if during != nil {
+			during(done)
+		}
+	}()
+	err = cmd.Wait()
+	close(done)
+	<-beside
 	t.Cleanup(func() { killUID(t, spentUID) })
 	if ctx.Err() != nil {
 		t.Fatalf("vigiles did not end within 6 minutes (killed)\nstderr: %s", stderr.String())
@@ -354,20 +364,44 @@ func TestSpentProcessesAreSharedByTheLanes(t *testing.T) {
 	if err != nil {
 		t.Fatalf("no report: %v\nstderr: %s", err, stderr.String())
 	}
-	var rep struct {
-		Runs []struct {
-			ID, Tier, Error, LimitHit, Stdout string
-			Writes                            []struct{ Path, Op string }
-		}
-	}
+	var rep struct{ Runs []spentAuditRun }
 	if err := json.Unmarshal(b, &rep); err != nil {
 		t.Fatalf("the report: %v\n%.2000s", err, b)
 	}
-	if len(rep.Runs) != 6 {
-		t.Fatalf("%d runs in the report, want 6\nstderr: %s", len(rep.Runs), stderr.String())
+	if len(rep.Runs) != len(commands) {
+		t.Fatalf("%d runs in the report, want %d\nstderr: %s", len(rep.Runs), len(commands), stderr.String())
 	}
+	return rep.Runs
+}
+
+// spentAuditRun is what spentAudit's tests read of a run in the report.
+type spentAuditRun struct {
+	ID, Tier, Error, LimitHit, Stdout string
+	Writes                            []struct{ Path, Op string }
+}
+
+// TestSpentProcessesAreSharedByTheLanes: an audit run by a non-root
+// caller under a soft `ulimit -u 256` with --jobs 2 gives each hook
+// half of it less vigiles' reserve (64), since the kernel checks each
+// fork against the uid's whole count: six hooks that each fork until the
+// kernel refuses and hold their children, two at a time, each hold fewer
+// than 64 and at least half of that (the sandbox's own processes count
+// in its share too), each run is recorded whole with limitHit "pids",
+// and the audit ends with its report. Before the shares each hook's
+// limit was 192, so the two lanes' hooks and vigiles together took the
+// uid's count to the caller's limit: a hook held 90 to 116, whatever its
+// neighbour had left (0, 3 or 4 with --jobs 4 under 128), no limit was
+// named, and vigiles' own threads had no room either.
+func TestSpentProcessesAreSharedByTheLanes(t *testing.T) {
+	requireBwrap(t)
+	r := spentRunner(t)
+	var commands []string
+	for i := range 6 {
+		commands = append(commands, fmt.Sprintf("python3 uidspent.py nproc-loud # %d", i))
+	}
+	runs := spentAudit(t, r, workTree(t), `ulimit -Su 256 && exec "$0" "$@"`, 2, commands, nil)
 	share := 256/2 - spentReserve
-	for _, run := range rep.Runs {
+	for _, run := range runs {
 		held := -1
 		for _, l := range strings.Split(run.Stdout, "\n") {
 			if f := strings.Fields(l); len(f) == 4 && f[0] == "held" {
@@ -423,48 +457,18 @@ func TestSpentInotifyIsSharedByTheLanes(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "inotifylane.py"), []byte(inotifyLanePy), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	var hooks []string
+	var commands []string
 	for i := range 8 {
-		hooks = append(hooks, fmt.Sprintf(`{"hooks":[{"type":"command","command":"python3 inotifylane.py # %d"}]}`, i))
-	}
-	if err := os.MkdirAll(filepath.Join(dir, ".claude"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	settings := `{"hooks":{"Stop":[` + strings.Join(hooks, ",") + `]}}`
-	if err := os.WriteFile(filepath.Join(dir, ".claude", "settings.json"), []byte(settings), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	filepath.Walk(dir, func(p string, _ os.FileInfo, _ error) error {
-		return os.Lchown(p, int(r.owner.Uid), int(r.owner.Gid))
-	})
-	outDir, err := os.MkdirTemp("", "vigiles-spent-report-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(outDir) })
-	os.Chown(outDir, spentUID, spentUID)
-	out := filepath.Join(outDir, "report.json")
-	ctx, cancel := context.WithTimeout(context.Background(), 6*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, vigilesBin, "audit", "--dir", dir, "--baseline", "", "--jobs", "8", "--format", "json", "-o", out)
-	cmd.Env = []string{"PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"}
-	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: r.cred}
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
+		commands = append(commands, fmt.Sprintf("python3 inotifylane.py # %d", i))
 	}
 	// A program of the caller's uid on the host opens an instance, again
 	// and again, while the hooks run.
-	done := make(chan struct{})
-	probed := make(chan []string)
-	go func() {
-		var failed []string
-		n := 0
+	var failed []string
+	probes := 0
+	runs := spentAudit(t, r, dir, "", 8, commands, func(done <-chan struct{}) {
 		for {
 			select {
 			case <-done:
-				probed <- append(failed, fmt.Sprintf("%d probes", n))
 				return
 			case <-time.After(100 * time.Millisecond):
 			}
@@ -476,37 +480,14 @@ sys.exit(0 if fd >= 0 else os.strerror(ctypes.get_errno()))`)
 			if out, err := probe.CombinedOutput(); err != nil {
 				failed = append(failed, fmt.Sprintf("%v %s", err, bytes.TrimSpace(out)))
 			}
-			n++
+			probes++
 		}
-	}()
-	err = cmd.Wait()
-	close(done)
-	probes := <-probed
-	t.Cleanup(func() { killUID(t, spentUID) })
-	if ctx.Err() != nil {
-		t.Fatalf("vigiles did not end within 6 minutes (killed)\nstderr: %s", stderr.String())
+	})
+	if len(failed) > 0 {
+		t.Errorf("while the hooks held their inotify instances, a program of their uid on the host could not open one %d times of %d: %q", len(failed), probes, failed)
 	}
-	if status := cmd.ProcessState.ExitCode(); status != 0 && status != 1 {
-		t.Fatalf("vigiles audit: %v (exit status %d), want a report\nstderr: %s", err, status, stderr.String())
-	}
-	if len(probes) > 1 {
-		t.Errorf("while the hooks held their inotify instances, a program of their uid on the host could not open one %d times: %q", len(probes)-1, probes)
-	}
-	t.Logf("the host's side: %s", probes[len(probes)-1])
-	b, err := os.ReadFile(out)
-	if err != nil {
-		t.Fatalf("no report: %v\nstderr: %s", err, stderr.String())
-	}
-	var rep struct {
-		Runs []struct{ ID, Tier, Error, Stdout string }
-	}
-	if err := json.Unmarshal(b, &rep); err != nil {
-		t.Fatalf("the report: %v\n%.2000s", err, b)
-	}
-	if len(rep.Runs) != 8 {
-		t.Fatalf("%d runs in the report, want 8\nstderr: %s", len(rep.Runs), stderr.String())
-	}
-	for _, run := range rep.Runs {
+	t.Logf("the host's side: %d probes", probes)
+	for _, run := range runs {
 		held := -1
 		if f := strings.Fields(run.Stdout); len(f) >= 2 && f[0] == "held" {
 			held, _ = strconv.Atoi(f[1])
