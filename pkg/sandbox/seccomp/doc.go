@@ -19,6 +19,10 @@
 // which would write back the host's dirty pages (what the command writes is all in tmpfs);
 // for the same reason open and openat with O_DIRECT and fcntl(F_SETFL) setting it fail with
 // EINVAL, openat2 with ENOSYS, and ioctl(FS_IOC_FIEMAP) with EOPNOTSUPP.
+// fcntl(F_SET_RW_HINT) fails with EINVAL, as on a kernel before 4.13: the
+// kernel lets a file's owner set its inode's write-life hint through a
+// descriptor opened for reading, on a read-only mount too, and the
+// inode may be the host's.
 // mmap(MAP_HUGETLB), memfd_create(MFD_HUGETLB) and shmget(SHM_HUGETLB) fail
 // with ENOMEM, as on a host with an empty hugetlb pool: the pool is one for
 // the whole host, and nothing bounds what an unprivileged process maps of

@@ -217,6 +217,18 @@ const (
 	// ENOSYS, as on a kernel before 5.6, and its callers fall back to
 	// openat.
 	fSetfl = unix.F_SETFL
+	// F_SET_RW_HINT sets the write-life hint of a file's inode (how long
+	// its data will live, which the block layer hands to a device that
+	// places data by it), for the file's owner, through any descriptor:
+	// the kernel asks neither for one opened for writing nor for a
+	// writable mount. The inode is the host's, read through the
+	// read-only root, and the hint stays on it after the run: a hook's
+	// fcntl on a descriptor opened for reading alone set the hint of a
+	// host file its uid owns (a non-root caller's, the tree owner's,
+	// root's under --root-sandbox), and a host process read that hint
+	// back once the run was over. It fails with EINVAL, as on a kernel
+	// before 4.13, which had no such command; a hook never needs one.
+	fSetRwHint = unix.F_SET_RW_HINT
 	// POSIX_FADV_DONTNEED drops a file's clean pages from the page cache,
 	// which is the host's, one for each file whatever mount it is read
 	// through: the command may open for reading much of the host through
@@ -289,6 +301,7 @@ func Rules(a Arch) []Rule {
 		Rule{Syscall: "ioctl", Action: ActionEOPNOTSUPP, When: "FS_IOC_FIEMAP"},
 		Rule{Syscall: "fcntl", Action: ActionEPERM, When: "F_SETLEASE"},
 		Rule{Syscall: "fcntl", Action: ActionEINVAL, When: "F_SETFL with O_DIRECT"},
+		Rule{Syscall: "fcntl", Action: ActionEINVAL, When: "F_SET_RW_HINT"},
 		Rule{Syscall: "prlimit64", Action: ActionEPERM, When: "pid not 0"},
 		Rule{Syscall: "fadvise64", Action: ActionSkip, When: "POSIX_FADV_DONTNEED"},
 		Rule{Syscall: "madvise", Action: ActionSkip, When: "MADV_PAGEOUT"},
@@ -384,9 +397,10 @@ const (
 // deny the x32 range, compare against each always-denied number, answer
 // 0 to each always-skipped one, send clone3 and io_setup to ENOSYS, send
 // unshare/clone to a CLONE_NEWUSER test on the first argument, ioctl to a
-// request-number test on the second, fcntl to an F_SETLEASE test on the
-// second, prlimit64 to a test of its pid (the first: 0, the caller, or
-// EPERM), fadvise64 and madvise to a test of their advice (0 without the
+// request-number test on the second, fcntl to a test of its command (the
+// second: EPERM for F_SETLEASE, EINVAL for F_SET_RW_HINT, and for F_SETFL
+// a test of O_DIRECT in the third), prlimit64 to a test of its pid (the
+// first: 0, the caller, or EPERM), fadvise64 and madvise to a test of their advice (0 without the
 // call for POSIX_FADV_DONTNEED and MADV_PAGEOUT), mmap, memfd_create and
 // shmget to a test of their flags (ENOMEM for a huge page of the hugetlb
 // pool), socket/socketpair to a
@@ -463,6 +477,7 @@ func Compile(a Arch) ([]unix.SockFilter, error) {
 	b.label("fcntl")
 	b.stmt(unix.BPF_LD|unix.BPF_W|unix.BPF_ABS, offArgLow(1))
 	b.jump(unix.BPF_JMP|unix.BPF_JEQ|unix.BPF_K, fSetlease, "eperm", "")
+	b.jump(unix.BPF_JMP|unix.BPF_JEQ|unix.BPF_K, fSetRwHint, "einval", "")
 	b.jump(unix.BPF_JMP|unix.BPF_JEQ|unix.BPF_K, fSetfl, "setfl", "allow")
 
 	// The flags of fcntl(F_SETFL) (the third argument, a long of which

@@ -123,6 +123,10 @@ func attempts(a Arch) []attempt {
 		attempt{name: "openat2", nr: uintptr(a.Syscalls["openat2"]), args: [6]uintptr{^uintptr(99), 0, 0, 0}},
 		attempt{name: "fcntl(F_SETFL, O_DIRECT)", nr: uintptr(a.Syscalls["fcntl"]), args: [6]uintptr{badFd, unix.F_SETFL, uintptr(a.ODirect)}},
 		attempt{name: "ioctl(FS_IOC_FIEMAP)", nr: uintptr(a.Syscalls["ioctl"]), args: [6]uintptr{devnull, fsIocFiemap}},
+		// A write-life hint from no buffer on /dev/null: without the
+		// filter, EFAULT for root, EPERM for a user who does not own it,
+		// and no inode's hint is set.
+		attempt{name: "fcntl(F_SET_RW_HINT)", nr: uintptr(a.Syscalls["fcntl"]), args: [6]uintptr{devnull, unix.F_SET_RW_HINT, 0}},
 	)
 	if a.X32 {
 		out = append(out, attempt{name: "x32 getpid", nr: x32SyscallBit | 39})
@@ -352,7 +356,7 @@ func TestInstallDeniesForReal(t *testing.T) {
 			want = "ENOSYS"
 		case "mmap(MAP_HUGETLB)", "memfd_create(MFD_HUGETLB)", "shmget(SHM_HUGETLB)":
 			want = "ENOMEM"
-		case "openat(O_DIRECT)", "fcntl(F_SETFL, O_DIRECT)":
+		case "openat(O_DIRECT)", "fcntl(F_SETFL, O_DIRECT)", "fcntl(F_SET_RW_HINT)":
 			want = "EINVAL"
 		case "openat2":
 			want = "ENOSYS"
@@ -385,7 +389,8 @@ func TestInstallDeniesForReal(t *testing.T) {
 	// the EINVAL and ENOSYS above are its doing too (an extent map of
 	// /dev/null is EOPNOTSUPP either way: it is checked in the filter's
 	// program alone).
-	for n, filteredAnswer := range map[string]string{"openat(O_DIRECT)": "EINVAL", "fcntl(F_SETFL, O_DIRECT)": "EINVAL", "openat2": "ENOSYS"} {
+	for n, filteredAnswer := range map[string]string{"openat(O_DIRECT)": "EINVAL", "fcntl(F_SETFL, O_DIRECT)": "EINVAL", "openat2": "ENOSYS",
+		"fcntl(F_SET_RW_HINT)": "EINVAL"} {
 		if got := control.Calls[n]; got == filteredAnswer || got == "OK" {
 			t.Errorf("%s without the filter: got %s, want another error: the test's arguments are not telling", n, got)
 		}
