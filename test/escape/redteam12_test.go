@@ -1,0 +1,86 @@
+package escape
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+// TestRedteam12HostFileStateIsLeft: what the twelfth round tried on a file
+// of the host outside the masks, through a descriptor the hook opened for
+// reading alone (scripts/redteam12.py), for every caller and for a
+// --root-sandbox run, the file the sandbox's uid's where it can be (a
+// root caller's own run is an unused uid's, which owns nothing of the
+// host). fcntl(F_SET_RW_HINT), which the kernel lets a file's owner make
+// through any descriptor, on a read-only mount too, set the write-life
+// hint of the host's inode, and a host process read the hook's hint back
+// after the run; it now fails with EINVAL, and the host's hint is as it
+// was. The rest is pinned as the kernel and the read-only root answer:
+// fchmod, futimens, fchown, a user xattr and ext4's FS_IOC_SETVERSION
+// through the descriptor are EROFS (EPERM first where the hook does not
+// own the file), FITRIM on the host's file system and the entropy pool's
+// RNDADDENTROPY, RNDADDTOENTCNT, RNDZAPENTCNT, RNDCLEARPOOL and
+// RNDRESEEDCRNG are EPERM (each needs CAP_SYS_ADMIN of the host's user
+// namespace).
+func TestRedteam12HostFileStateIsLeft(t *testing.T) {
+	requireBwrap(t)
+	requireRoot(t, "the host file is made for the sandbox's uid outside the masks, under /var/lib")
+	const want = 12
+	for _, c := range callers(t) {
+		r, rootSandbox, name := c.runner, c.rootSandbox, c.name()
+		t.Run(name, func(t *testing.T) {
+			dir := workTree(t)
+			target := filepath.Join(openTempDir(t, "/var/lib", "vigiles-escape-hint-"), "file")
+			if err := os.WriteFile(target, []byte("host file\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			owned := rootSandbox
+			if r.owner != nil {
+				if err := os.Chown(target, int(r.owner.Uid), int(r.owner.Gid)); err != nil {
+					t.Fatal(err)
+				}
+				owned = true
+			}
+			before := writeHint(t, target)
+			args := []string{"--env", "HOSTFILE=" + target, "--", "python3", "redteam12.py"}
+			if owned {
+				args = append([]string{"--env", "OWNED=1"}, args...)
+			}
+			if rootSandbox {
+				args = append([]string{"--root-sandbox"}, args...)
+			}
+			res := vigiles(t, r, dir, nil, args...)
+			checkAttempts(t, res, want)
+			if !strings.Contains(res.Stdout, fmt.Sprintf("\nran %d\n", want)) || res.ExitCode != 0 || res.Error != "" {
+				t.Errorf("the run did not end as the script did: exit %d, error %q\nstdout: %s\nstderr: %s", res.ExitCode, res.Error, res.Stdout, res.Stderr)
+			}
+			if owned && !strings.Contains(res.Stdout, "ok: fcntl(F_SET_RW_HINT): EINVAL\n") {
+				t.Errorf("the hook owns the host's file, and its F_SET_RW_HINT was not the filter's EINVAL\nstdout: %s", res.Stdout)
+			}
+			if after := writeHint(t, target); after != before {
+				t.Errorf("after the run the host's file has the write-life hint %d, %d before", after, before)
+			}
+		})
+	}
+}
+
+// writeHint reads the write-life hint of the inode of the file at p
+// (fcntl F_GET_RW_HINT, Linux 4.13).
+func writeHint(t *testing.T, p string) uint64 {
+	t.Helper()
+	f, err := os.Open(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var h uint64
+	if _, _, e := unix.Syscall(unix.SYS_FCNTL, f.Fd(), unix.F_GET_RW_HINT, uintptr(unsafe.Pointer(&h))); e != 0 {
+		t.Fatalf("F_GET_RW_HINT of %s: %v", p, e)
+	}
+	return h
+}
