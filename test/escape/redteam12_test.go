@@ -84,3 +84,50 @@ func writeHint(t *testing.T, p string) uint64 {
 	}
 	return h
 }
+
+// TestRedteam12LineDisciplinesAreRefused: a line discipline the kernel
+// lacks it asks modprobe for ("tty-ldisc-N"), on the host, as root, for any
+// user, where dev.tty.ldisc_autoload is 1 (distribution kernels' default),
+// and the module stays loaded after the run. The hook has a terminal to
+// ask on: the sandbox's /dev/ptmx opened for reading alone gives it a
+// pseudo-terminal (scripts/redteam12tty.py). Its TIOCSETD of N_HDLC,
+// N_SLCAN, N_GSM0710 and N_TTY each fails with EPERM, for every caller and
+// a --root-sandbox run, where before the kernel looked for the module (on
+// a kernel without modules, as here, EINVAL); where the kernel lists its
+// modules, none of those disciplines' is loaded after the run that was
+// not before.
+func TestRedteam12LineDisciplinesAreRefused(t *testing.T) {
+	requireBwrap(t)
+	const want = 4
+	for _, c := range callers(t) {
+		r, rootSandbox, name := c.runner, c.rootSandbox, c.name()
+		t.Run(name, func(t *testing.T) {
+			before := ldiscModules()
+			args := []string{"--", "python3", "redteam12tty.py"}
+			if rootSandbox {
+				args = append([]string{"--root-sandbox"}, args...)
+			}
+			res := vigiles(t, r, workTree(t), nil, args...)
+			checkAttempts(t, res, want)
+			if !strings.Contains(res.Stdout, fmt.Sprintf("\nran %d\n", want)) || res.ExitCode != 0 || res.Error != "" {
+				t.Errorf("the run did not end as the script did: exit %d, error %q\nstdout: %s\nstderr: %s", res.ExitCode, res.Error, res.Stdout, res.Stderr)
+			}
+			if after := ldiscModules(); after != before {
+				t.Errorf("the host's kernel holds the line disciplines' modules %q after the run, %q before", after, before)
+			}
+		})
+	}
+}
+
+// ldiscModules lists the modules of the line disciplines the hook asks
+// for that /proc/modules names ("" on a kernel without modules).
+func ldiscModules() string {
+	b, _ := os.ReadFile("/proc/modules")
+	var out []string
+	for _, l := range strings.Split(string(b), "\n") {
+		if f := strings.Fields(l); len(f) > 0 && (f[0] == "n_hdlc" || f[0] == "slcan" || f[0] == "n_gsm") {
+			out = append(out, f[0])
+		}
+	}
+	return strings.Join(out, " ")
+}

@@ -6,7 +6,9 @@
 // process_madvise (a process may advise itself, and its MADV_PAGEOUT would
 // drop the host's page cache around the madvise rule below),
 // ptrace, every mount API, setns, new user namespaces (unshare and clone
-// with CLONE_NEWUSER) and terminal injection (ioctl TIOCSTI / TIOCLINUX).
+// with CLONE_NEWUSER), terminal injection (ioctl TIOCSTI / TIOCLINUX) and
+// line disciplines (ioctl TIOCSETD: one the kernel lacks it asks modprobe
+// for, on the host).
 // A socket of an address family other than local, IPv4, IPv6 and netlink
 // fails with EAFNOSUPPORT, and one of those of a protocol the kernel would
 // ask modprobe for (SCTP, DCCP, L2TP, NETLINK_XFRM, NETLINK_CRYPTO …:

@@ -182,6 +182,21 @@ const (
 	cloneNewUser = unix.CLONE_NEWUSER
 	tiocsti      = 0x5412 // TIOCSTI: push a byte into a terminal's input
 	tioclinux    = 0x541c // TIOCLINUX: virtual-console selection and paste
+	// TIOCSETD sets a terminal's line discipline, and one the kernel
+	// lacks it asks modprobe for ("tty-ldisc-N"), on the host, as root,
+	// for any user, where dev.tty.ldisc_autoload is 1 (the default of
+	// CONFIG_LDISC_AUTOLOAD, which distribution kernels build): n_hdlc,
+	// n_gsm, slcan, each loaded into the host's kernel to stay after the
+	// run, and each a source of privilege escalations (CVE-2017-2636 in
+	// n_hdlc, CVE-2023-6546 in n_gsm). The command has a terminal to ask
+	// on: the sandbox's /dev/ptmx opened for reading alone gives it a
+	// pseudo-terminal, and a hook's TIOCSETD of N_HDLC on it reached the
+	// kernel's module request (EINVAL here, on a kernel without modules).
+	// The discipline is in memory the filter cannot read, so every
+	// TIOCSETD fails with EPERM, the answer an unprivileged caller gets
+	// for a discipline not loaded on a host with dev.tty.ldisc_autoload
+	// at 0; a hook has no serial line to set one on.
+	tiocsetd = 0x5423
 	// FS_IOC_SETFLAGS and FS_IOC_FSSETXATTR set a file's inode flags
 	// (immutable, append-only, nodump, noatime, project id…). The write
 	// record does not compare inode flags, and overlayfs takes them on a
@@ -296,6 +311,7 @@ func Rules(a Arch) []Rule {
 		Rule{Syscall: "clone", Action: ActionEPERM, When: "CLONE_NEWUSER"},
 		Rule{Syscall: "ioctl", Action: ActionEPERM, When: "TIOCSTI"},
 		Rule{Syscall: "ioctl", Action: ActionEPERM, When: "TIOCLINUX"},
+		Rule{Syscall: "ioctl", Action: ActionEPERM, When: "TIOCSETD"},
 		Rule{Syscall: "ioctl", Action: ActionEPERM, When: "FS_IOC_SETFLAGS"},
 		Rule{Syscall: "ioctl", Action: ActionEPERM, When: "FS_IOC_FSSETXATTR"},
 		Rule{Syscall: "ioctl", Action: ActionEOPNOTSUPP, When: "FS_IOC_FIEMAP"},
@@ -469,6 +485,7 @@ func Compile(a Arch) ([]unix.SockFilter, error) {
 	b.stmt(unix.BPF_LD|unix.BPF_W|unix.BPF_ABS, offArgLow(1))
 	b.jump(unix.BPF_JMP|unix.BPF_JEQ|unix.BPF_K, tiocsti, "eperm", "")
 	b.jump(unix.BPF_JMP|unix.BPF_JEQ|unix.BPF_K, tioclinux, "eperm", "")
+	b.jump(unix.BPF_JMP|unix.BPF_JEQ|unix.BPF_K, tiocsetd, "eperm", "")
 	b.jump(unix.BPF_JMP|unix.BPF_JEQ|unix.BPF_K, fsIocSetflags, "eperm", "")
 	b.jump(unix.BPF_JMP|unix.BPF_JEQ|unix.BPF_K, fsIocFssetxattr, "eperm", "")
 	b.jump(unix.BPF_JMP|unix.BPF_JEQ|unix.BPF_K, fsIocFiemap, "eopnotsupp", "allow")

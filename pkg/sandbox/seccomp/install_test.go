@@ -104,6 +104,9 @@ func attempts(a Arch) []attempt {
 		attempt{name: "io_setup", nr: uintptr(a.Syscalls["io_setup"]), args: [6]uintptr{0, 0}},
 		attempt{name: "ioctl(TIOCSTI)", nr: uintptr(a.Syscalls["ioctl"]), args: [6]uintptr{devnull, tiocsti}},
 		attempt{name: "ioctl(TIOCLINUX)", nr: uintptr(a.Syscalls["ioctl"]), args: [6]uintptr{devnull, tioclinux}},
+		// A line discipline for /dev/null, no terminal: without the
+		// filter, ENOTTY, and no module is asked for.
+		attempt{name: "ioctl(TIOCSETD)", nr: uintptr(a.Syscalls["ioctl"]), args: [6]uintptr{devnull, tiocsetd}},
 		// A lease on /dev/null, which is no regular file: without the
 		// filter, EINVAL.
 		attempt{name: "fcntl(F_SETLEASE)", nr: uintptr(a.Syscalls["fcntl"]), args: [6]uintptr{devnull, unix.F_SETLEASE, unix.F_RDLCK}},
@@ -372,7 +375,7 @@ func TestInstallDeniesForReal(t *testing.T) {
 	// never with EPERM, whoever runs the test; so the EPERM above is the
 	// filter's doing.
 	for _, n := range []string{"setns", "keyctl", "pidfd_getfd", "unshare(CLONE_NEWUSER)",
-		"clone(CLONE_NEWUSER)", "ioctl(TIOCSTI)", "ioctl(TIOCLINUX)", "fcntl(F_SETLEASE)", "prlimit64(another pid)",
+		"clone(CLONE_NEWUSER)", "ioctl(TIOCSTI)", "ioctl(TIOCLINUX)", "ioctl(TIOCSETD)", "fcntl(F_SETLEASE)", "prlimit64(another pid)",
 		"mmap(MAP_HUGETLB)", "memfd_create(MFD_HUGETLB)", "shmget(SHM_HUGETLB)"} {
 		if got := control.Calls[n]; got == "EPERM" || got == "ENOMEM" || got == "OK" {
 			t.Errorf("%s without the filter: got %s, want another error: the test's arguments are not telling", n, got)
