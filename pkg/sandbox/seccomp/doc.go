@@ -15,7 +15,9 @@
 // loaded into the host's kernel, to stay) with EPROTONOSUPPORT, as a kernel
 // without them answers. clone3 fails with ENOSYS so that libc falls back to clone, whose flags the
 // filter can inspect, and io_setup with ENOSYS, as on a kernel without AIO, since the events of
-// every AIO context count against one limit for the whole host. fadvise64's POSIX_FADV_DONTNEED
+// every AIO context count against one limit for the whole host, and
+// memfd_secret with ENOSYS, as on a kernel without secret memory, since
+// each page of it splits the host kernel's direct map for good. fadvise64's POSIX_FADV_DONTNEED
 // and madvise's MADV_PAGEOUT answer 0 without being done: they would drop the host's page cache
 // of files the command reads; so do sync, syncfs, fsync, fdatasync, sync_file_range and msync,
 // which would write back the host's dirty pages (what the command writes is all in tmpfs);

@@ -152,6 +152,7 @@ func TestCompile(t *testing.T) {
 				{"clone3", call("clone3"), ActionENOSYS},
 				{"clone3(any args)", call("clone3", 1, 88), ActionENOSYS},
 				{"io_setup", call("io_setup", 4096), ActionENOSYS},
+				{"memfd_secret", call("memfd_secret", 0), ActionENOSYS},
 				{"fadvise64(POSIX_FADV_DONTNEED)", call("fadvise64", 3, 0, 0, unix.FADV_DONTNEED), ActionSkip},
 				{"fadvise64(high bits|POSIX_FADV_DONTNEED)", call("fadvise64", 3, 0, 0, 0xffffffff00000000|unix.FADV_DONTNEED), ActionSkip},
 				{"fadvise64(POSIX_FADV_WILLNEED)", call("fadvise64", 3, 0, 0, unix.FADV_WILLNEED), ActionAllow},

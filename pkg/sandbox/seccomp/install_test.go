@@ -102,6 +102,9 @@ func attempts(a Arch) []attempt {
 		// No events and no context pointer: without the filter, EFAULT,
 		// and no context is made.
 		attempt{name: "io_setup", nr: uintptr(a.Syscalls["io_setup"]), args: [6]uintptr{0, 0}},
+		// Flags the kernel refuses: without the filter, EINVAL (or ENOSYS
+		// on a kernel without secretmem), and no memory is taken.
+		attempt{name: "memfd_secret", nr: uintptr(a.Syscalls["memfd_secret"]), args: [6]uintptr{0xffff}},
 		attempt{name: "ioctl(TIOCSTI)", nr: uintptr(a.Syscalls["ioctl"]), args: [6]uintptr{devnull, tiocsti}},
 		attempt{name: "ioctl(TIOCLINUX)", nr: uintptr(a.Syscalls["ioctl"]), args: [6]uintptr{devnull, tioclinux}},
 		// A line discipline for /dev/null, no terminal: without the
@@ -355,7 +358,7 @@ func TestInstallDeniesForReal(t *testing.T) {
 	for _, at := range attempts(a) {
 		want := "EPERM"
 		switch at.name {
-		case "clone3", "io_setup":
+		case "clone3", "io_setup", "memfd_secret":
 			want = "ENOSYS"
 		case "mmap(MAP_HUGETLB)", "memfd_create(MFD_HUGETLB)", "shmget(SHM_HUGETLB)":
 			want = "ENOMEM"
