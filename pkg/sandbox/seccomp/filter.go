@@ -421,23 +421,24 @@ const (
 
 // Compile builds the filter program for a. It is pure.
 //
-// Layout: check the architecture (kill on mismatch), load the number,
-// deny the x32 range, compare against each always-denied number, answer
-// 0 to each always-skipped one, send clone3, io_setup and memfd_secret to
-// ENOSYS, send
-// unshare/clone to a CLONE_NEWUSER test on the first argument, ioctl to a
-// request-number test on the second, fcntl to a test of its command (the
-// second: EPERM for F_SETLEASE, EINVAL for F_SET_RW_HINT, and for F_SETFL
-// a test of O_DIRECT in the third), prlimit64 to a test of its pid (the
-// first: 0, the caller, or EPERM), fadvise64 and madvise to a test of their advice (0 without the
-// call for POSIX_FADV_DONTNEED and MADV_PAGEOUT), mmap, memfd_create and
-// shmget to a test of their flags (ENOMEM for a huge page of the hugetlb
-// pool), socket/socketpair to a
-// test of the address family (the first) and, for AF_INET, AF_INET6 and
-// AF_NETLINK, of the protocol (the third), and allow the rest. Argument
-// tests read only the low 32 bits: CLONE_NEWUSER lives there, and the
-// kernel truncates an ioctl request and an fcntl command to 32 bits, so
-// high bits set by the caller neither hide nor change the match.
+// Layout: check the architecture (kill on mismatch), load the number, deny
+// the x32 range, compare against each always-denied number, answer 0 to
+// each always-skipped one, send clone3, io_setup and memfd_secret to
+// ENOSYS, send unshare/clone to a CLONE_NEWUSER test on the first
+// argument, ioctl to a request-number test on the second, fcntl to a test
+// of its command (the second: EPERM for F_SETLEASE, EINVAL for
+// F_SET_RW_HINT, and for F_SETFL a test of O_DIRECT in the third),
+// prlimit64 to a test of its pid (the first: 0, the caller, or EPERM),
+// fadvise64 and madvise to a test of their advice (0 without the call for
+// POSIX_FADV_DONTNEED and MADV_PAGEOUT), mmap, memfd_create and shmget to
+// a test of their flags (ENOMEM for a huge page of the hugetlb pool), open
+// and openat to a test of O_DIRECT (EINVAL), openat2 to ENOSYS,
+// socket/socketpair to a test of the address family (the first) and, for
+// AF_INET, AF_INET6 and AF_NETLINK, of the protocol (the third), and allow
+// the rest. Argument tests read only the low 32 bits: CLONE_NEWUSER lives
+// there, and the kernel truncates an ioctl request and an fcntl command to
+// 32 bits, so high bits set by the caller neither hide nor change the
+// match.
 func Compile(a Arch) ([]unix.SockFilter, error) {
 	var b builder
 	b.stmt(unix.BPF_LD|unix.BPF_W|unix.BPF_ABS, offArch)
