@@ -196,6 +196,36 @@ func resident(t *testing.T, path string) (in, all int) {
 	return in, len(vec)
 }
 
+// cachedHostFile writes a file of 16 pages outside the masks, under
+// /var/lib, for r's sandbox to reach: the sandbox's uid's where r names
+// the tree's owner, written back to the disk so that its pages are
+// clean (a dirty page is not dropped), and every page of it in the host's
+// cache, as it was just written.
+func cachedHostFile(t *testing.T, r runner) string {
+	t.Helper()
+	target := filepath.Join(openTempDir(t, "/var/lib", "vigiles-escape-cache-"), "file")
+	f, err := os.OpenFile(target, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.Write(bytes.Repeat([]byte("host page\n"), 6554)); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Sync(); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	if r.owner != nil {
+		if err := os.Chown(target, int(r.owner.Uid), int(r.owner.Gid)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if in, all := resident(t, target); in != all {
+		t.Fatalf("the host caches %d of the file's %d pages before the run", in, all)
+	}
+	return target
+}
+
 // TestHostPageCacheIsLeft: the page cache is the host's, one for each
 // file whatever mount it is read through, and the command opens much of
 // the host for reading through the read-only root. A hook's
@@ -220,29 +250,7 @@ func TestHostPageCacheIsLeft(t *testing.T) {
 				if err := os.WriteFile(filepath.Join(dir, "evict.py"), []byte(evictPy), 0o644); err != nil {
 					t.Fatal(err)
 				}
-				target := filepath.Join(openTempDir(t, "/var/lib", "vigiles-escape-cache-"), "file")
-				f, err := os.OpenFile(target, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-				if err != nil {
-					t.Fatal(err)
-				}
-				// Written back to the disk, so that its pages are clean: a
-				// dirty page is not dropped.
-				if _, err := f.Write(bytes.Repeat([]byte("host page\n"), 6554)); err != nil {
-					t.Fatal(err)
-				}
-				if err := f.Sync(); err != nil {
-					t.Fatal(err)
-				}
-				f.Close()
-				if r.owner != nil {
-					if err := os.Chown(target, int(r.owner.Uid), int(r.owner.Gid)); err != nil {
-						t.Fatal(err)
-					}
-				}
-				// The file was just written: every page is in the cache.
-				if in, all := resident(t, target); in != all {
-					t.Fatalf("the host caches %d of the file's %d pages before the run", in, all)
-				}
+				target := cachedHostFile(t, r)
 				args := []string{"--", "python3", "evict.py", target, how}
 				if rootSandbox {
 					args = append([]string{"--root-sandbox"}, args...)

@@ -39,28 +39,7 @@ func TestRedteam11NewerCalls(t *testing.T) {
 			if err := os.Mkdir(filepath.Join(dir, "dd"), 0o755); err != nil {
 				t.Fatal(err)
 			}
-			target := filepath.Join(openTempDir(t, "/var/lib", "vigiles-escape-cache-"), "file")
-			f, err := os.OpenFile(target, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-			if err != nil {
-				t.Fatal(err)
-			}
-			// Written back to the disk, so that its pages are clean: a
-			// dirty page is not dropped.
-			if _, err := f.Write(bytes.Repeat([]byte("host page\n"), 6554)); err != nil {
-				t.Fatal(err)
-			}
-			if err := f.Sync(); err != nil {
-				t.Fatal(err)
-			}
-			f.Close()
-			if r.owner != nil {
-				if err := os.Chown(target, int(r.owner.Uid), int(r.owner.Gid)); err != nil {
-					t.Fatal(err)
-				}
-			}
-			if in, all := resident(t, target); in != all {
-				t.Fatalf("the host caches %d of the file's %d pages before the run", in, all)
-			}
+			target := cachedHostFile(t, r)
 			args := []string{"--env", "HOSTFILE=" + target, "--", "python3", "redteam11calls.py"}
 			if rootSandbox {
 				args = append([]string{"--root-sandbox"}, args...)
