@@ -21,6 +21,15 @@ func (c caller) name() string {
 	return c.runner.name
 }
 
+// withArgs is args, the arguments of a `vigiles run`, for c: with
+// --root-sandbox first for a --root-sandbox run.
+func (c caller) withArgs(args []string) []string {
+	if c.rootSandbox {
+		return append([]string{"--root-sandbox"}, args...)
+	}
+	return args
+}
+
 // callers lists each of runners, and after root a --root-sandbox run of
 // root's (a root caller's, on a root-owned tree).
 func callers(t *testing.T) []caller {

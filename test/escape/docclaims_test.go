@@ -108,7 +108,7 @@ func TestDocClaimCallersHomeTmpdirAndHostTmpStayUntouched(t *testing.T) {
 	requireBwrap(t)
 	requireRoot(t, "the caller's HOME and TMPDIR are made for each caller's uid with chown")
 	for _, c := range callers(t) {
-		r, rootSandbox, name := c.runner, c.rootSandbox, c.name()
+		r, name := c.runner, c.name()
 		t.Run(name, func(t *testing.T) {
 			home := plantHostDir(t, "/var/lib", "vigiles-docclaim-home-", &r)
 			tmpdir := plantHostDir(t, "/var/lib", "vigiles-docclaim-tmpdir-", &r)
@@ -124,9 +124,7 @@ func TestDocClaimCallersHomeTmpdirAndHostTmpStayUntouched(t *testing.T) {
 			script := fmt.Sprintf(`for d in %s %s %s "$HOME" "$TMPDIR"; do sh ./change.sh "$d" 2>/dev/null; done
 echo own > "$HOME/own-home"; echo own > "$TMPDIR/own-tmp"; echo done`, home, tmpdir, hostTmp)
 			args := []string{"--", "sh", "-c", script}
-			if rootSandbox {
-				args = append([]string{"--root-sandbox"}, args...)
-			}
+			args = c.withArgs(args)
 			res := vigiles(t, r, dir, []string{"HOME=" + home, "TMPDIR=" + tmpdir}, args...)
 			if res.ExitCode != 0 || res.Error != "" || !strings.HasSuffix(res.Stdout, "done\n") {
 				t.Fatalf("the hook did not run to its end: exit %d error %q\nstdout: %s\nstderr: %s", res.ExitCode, res.Error, res.Stdout, res.Stderr)
@@ -202,9 +200,7 @@ func TestDocClaimSecretFilesUnreadableAsUid0(t *testing.T) {
 		r, rootSandbox, name := c.runner, c.rootSandbox, c.name()
 		t.Run(name, func(t *testing.T) {
 			args := []string{"--", "sh", "-c", script}
-			if rootSandbox {
-				args = append([]string{"--root-sandbox"}, args...)
-			}
+			args = c.withArgs(args)
 			res := vigiles(t, r, workTree(t), nil, args...)
 			secretsRead, controlRead, ok := strings.Cut(res.Stdout, "read\n")
 			if !ok || !strings.HasPrefix(secretsRead, "0\n") {
@@ -265,16 +261,14 @@ print("fanotify", len(held), why)
 func TestDocClaimUserNamespaceCountsAreBounded(t *testing.T) {
 	requireBwrap(t)
 	for _, c := range callers(t) {
-		r, rootSandbox, name := c.runner, c.rootSandbox, c.name()
+		r, name := c.runner, c.name()
 		t.Run(name, func(t *testing.T) {
 			dir := workTree(t)
 			if err := os.WriteFile(filepath.Join(dir, "counts.py"), []byte(userCountsPy), 0o644); err != nil {
 				t.Fatal(err)
 			}
 			args := []string{"--", "python3", "counts.py"}
-			if rootSandbox {
-				args = append([]string{"--root-sandbox"}, args...)
-			}
+			args = c.withArgs(args)
 			res := vigiles(t, r, dir, nil, args...)
 			lines := map[string][]string{}
 			for _, line := range strings.Split(strings.TrimSpace(res.Stdout), "\n") {
@@ -345,16 +339,14 @@ func TestDocClaimSysctlsAreReadOnly(t *testing.T) {
 	requireBwrap(t)
 	keys := []string{"kernel/core_pattern", "kernel/hostname", "vm/stat_interval"}
 	for _, c := range callers(t) {
-		r, rootSandbox, name := c.runner, c.rootSandbox, c.name()
+		r, name := c.runner, c.name()
 		t.Run(name, func(t *testing.T) {
 			dir := workTree(t)
 			if err := os.WriteFile(filepath.Join(dir, "sysctl.sh"), []byte(sysctlWriteSh), 0o755); err != nil {
 				t.Fatal(err)
 			}
 			args := append([]string{"--", "sh", "sysctl.sh"}, keys...)
-			if rootSandbox {
-				args = append([]string{"--root-sandbox"}, args...)
-			}
+			args = c.withArgs(args)
 			res := vigiles(t, r, dir, nil, args...)
 			for _, k := range keys {
 				refused := false

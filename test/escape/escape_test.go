@@ -229,6 +229,18 @@ func checkAttempts(t *testing.T, res result, minOK int) {
 	}
 }
 
+// checkScriptRan is checkAttempts for a script that tries n attempts
+// and then prints "ran n": every one of them reported stopped, and the
+// run ended as the script did (its last line printed, exit 0, no error
+// of vigiles').
+func checkScriptRan(t *testing.T, res result, n int) {
+	t.Helper()
+	checkAttempts(t, res, n)
+	if !strings.Contains(res.Stdout, fmt.Sprintf("\nran %d\n", n)) || res.ExitCode != 0 || res.Error != "" {
+		t.Errorf("the run did not end as the script did: exit %d, error %q\nstdout: %s\nstderr: %s", res.ExitCode, res.Error, res.Stdout, res.Stderr)
+	}
+}
+
 func fileHash(t *testing.T, p string) string {
 	t.Helper()
 	b, err := os.ReadFile(p)

@@ -33,7 +33,7 @@ func TestRedteam11NewerCalls(t *testing.T) {
 	requireRoot(t, "the host file is made for the sandbox's uid outside the masks, under /var/lib")
 	const want = 6
 	for _, c := range callers(t) {
-		r, rootSandbox, name := c.runner, c.rootSandbox, c.name()
+		r, name := c.runner, c.name()
 		t.Run(name, func(t *testing.T) {
 			dir := workTree(t)
 			if err := os.Mkdir(filepath.Join(dir, "dd"), 0o755); err != nil {
@@ -41,14 +41,9 @@ func TestRedteam11NewerCalls(t *testing.T) {
 			}
 			target := cachedHostFile(t, r)
 			args := []string{"--env", "HOSTFILE=" + target, "--", "python3", "redteam11calls.py"}
-			if rootSandbox {
-				args = append([]string{"--root-sandbox"}, args...)
-			}
+			args = c.withArgs(args)
 			res := vigiles(t, r, dir, nil, args...)
-			checkAttempts(t, res, want)
-			if !strings.Contains(res.Stdout, "\nran 6\n") || res.ExitCode != 0 || res.Error != "" {
-				t.Errorf("the run did not end as the script did: exit %d, error %q\nstdout: %s\nstderr: %s", res.ExitCode, res.Error, res.Stdout, res.Stderr)
-			}
+			checkScriptRan(t, res, want)
 			var got []string
 			for _, w := range res.Writes {
 				got = append(got, w.Op+" "+w.Path)
@@ -80,7 +75,7 @@ func TestRedteam11NewerCalls(t *testing.T) {
 func TestRedteam11OverlayInternalsAreRecordedExactly(t *testing.T) {
 	requireBwrap(t)
 	for _, c := range callers(t) {
-		r, rootSandbox := c.runner, c.rootSandbox
+		r := c.runner
 		for _, method := range []string{"overlay", "copy"} {
 			t.Run(c.name()+"/"+method, func(t *testing.T) {
 				dir := workTree(t)
@@ -102,9 +97,7 @@ func TestRedteam11OverlayInternalsAreRecordedExactly(t *testing.T) {
 					t.Fatal(err)
 				}
 				args := []string{"--writes", method, "--", "python3", "redteam11.py"}
-				if rootSandbox {
-					args = append([]string{"--root-sandbox"}, args...)
-				}
+				args = c.withArgs(args)
 				res := vigiles(t, r, dir, nil, args...)
 				if !strings.Contains(res.Stdout, "\ndone\n") || res.ExitCode != 0 || res.Error != "" {
 					t.Fatalf("the run did not end as the script did: exit %d, error %q\nstdout: %s\nstderr: %s", res.ExitCode, res.Error, res.Stdout, res.Stderr)
@@ -188,18 +181,13 @@ func TestRedteam11HugetlbPoolIsLeft(t *testing.T) {
 	unix.Munmap(m)
 	const want = 3
 	for _, c := range callers(t) {
-		r, rootSandbox, name := c.runner, c.rootSandbox, c.name()
+		r, name := c.runner, c.name()
 		t.Run(name, func(t *testing.T) {
 			dir := workTree(t)
 			args := []string{"--", "python3", "redteam11hugetlb.py"}
-			if rootSandbox {
-				args = append([]string{"--root-sandbox"}, args...)
-			}
+			args = c.withArgs(args)
 			res := vigiles(t, r, dir, nil, args...)
-			checkAttempts(t, res, want)
-			if !strings.Contains(res.Stdout, fmt.Sprintf("\nran %d\n", want)) || res.ExitCode != 0 || res.Error != "" {
-				t.Errorf("the run did not end as the script did: exit %d, error %q\nstdout: %s\nstderr: %s", res.ExitCode, res.Error, res.Stdout, res.Stderr)
-			}
+			checkScriptRan(t, res, want)
 			if !strings.Contains(res.Stdout, fmt.Sprintf("\nfree %d\n", free)) {
 				t.Errorf("while the hook held what it got, the pool's free pages were not the %d before it\nstdout: %s", free, res.Stdout)
 			}
@@ -256,32 +244,14 @@ func TestRedteam11WriteBackAroundFsyncIsLeft(t *testing.T) {
 	requireRoot(t, "the file is made outside the masks, under /var/lib")
 	const want = 4
 	for _, c := range callers(t) {
-		r, rootSandbox, name := c.runner, c.rootSandbox, c.name()
+		r, name := c.runner, c.name()
 		t.Run(name, func(t *testing.T) {
 			dir := workTree(t)
-			target := filepath.Join(openTempDir(t, "/var/lib", "vigiles-escape-dirty-"), "file")
-			if err := os.WriteFile(target, bytes.Repeat([]byte("host page\n"), 104858), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			_, before, err := dirtyPages(target)
-			if err != nil {
-				if os.Getenv("CI") == "true" {
-					t.Fatalf("CI=true and this kernel tells no file's dirty pages (cachestat, Linux 6.5): %v", err)
-				}
-				t.Skipf("this kernel tells no file's dirty pages (cachestat, Linux 6.5): %v", err)
-			}
-			if before == 0 {
-				t.Fatalf("the host's file has no dirty page before the run: nothing to compare")
-			}
+			target, before := dirtyHostFile(t)
 			args := []string{"--env", "HOSTFILE=" + target, "--", "python3", "redteam11writeback.py"}
-			if rootSandbox {
-				args = append([]string{"--root-sandbox"}, args...)
-			}
+			args = c.withArgs(args)
 			res := vigiles(t, r, dir, nil, args...)
-			checkAttempts(t, res, want)
-			if !strings.Contains(res.Stdout, fmt.Sprintf("\nran %d\n", want)) || res.ExitCode != 0 || res.Error != "" {
-				t.Errorf("the run did not end as the script did: exit %d, error %q\nstdout: %s\nstderr: %s", res.ExitCode, res.Error, res.Stdout, res.Stderr)
-			}
+			checkScriptRan(t, res, want)
 			if _, after, err := dirtyPages(target); err != nil || after != before {
 				t.Errorf("after the run the host's file has %d dirty pages (%v), %d before", after, err, before)
 			}

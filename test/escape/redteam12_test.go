@@ -1,7 +1,6 @@
 package escape
 
 import (
-	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -52,14 +51,9 @@ func TestRedteam12HostFileStateIsLeft(t *testing.T) {
 			if owned {
 				args = append([]string{"--env", "OWNED=1"}, args...)
 			}
-			if rootSandbox {
-				args = append([]string{"--root-sandbox"}, args...)
-			}
+			args = c.withArgs(args)
 			res := vigiles(t, r, dir, nil, args...)
-			checkAttempts(t, res, want)
-			if !strings.Contains(res.Stdout, fmt.Sprintf("\nran %d\n", want)) || res.ExitCode != 0 || res.Error != "" {
-				t.Errorf("the run did not end as the script did: exit %d, error %q\nstdout: %s\nstderr: %s", res.ExitCode, res.Error, res.Stdout, res.Stderr)
-			}
+			checkScriptRan(t, res, want)
 			if owned && !strings.Contains(res.Stdout, "ok: fcntl(F_SET_RW_HINT): EINVAL\n") {
 				t.Errorf("the hook owns the host's file, and its F_SET_RW_HINT was not the filter's EINVAL\nstdout: %s", res.Stdout)
 			}
@@ -103,18 +97,13 @@ func TestRedteam12LineDisciplinesAreRefused(t *testing.T) {
 	requireBwrap(t)
 	const want = 6
 	for _, c := range callers(t) {
-		r, rootSandbox, name := c.runner, c.rootSandbox, c.name()
+		r, name := c.runner, c.name()
 		t.Run(name, func(t *testing.T) {
 			before := ldiscModules()
 			args := []string{"--", "python3", "redteam12tty.py"}
-			if rootSandbox {
-				args = append([]string{"--root-sandbox"}, args...)
-			}
+			args = c.withArgs(args)
 			res := vigiles(t, r, workTree(t), nil, args...)
-			checkAttempts(t, res, want)
-			if !strings.Contains(res.Stdout, fmt.Sprintf("\nran %d\n", want)) || res.ExitCode != 0 || res.Error != "" {
-				t.Errorf("the run did not end as the script did: exit %d, error %q\nstdout: %s\nstderr: %s", res.ExitCode, res.Error, res.Stdout, res.Stderr)
-			}
+			checkScriptRan(t, res, want)
 			if after := ldiscModules(); after != before {
 				t.Errorf("the host's kernel holds the line disciplines' modules %q after the run, %q before", after, before)
 			}
@@ -148,18 +137,13 @@ func ldiscModules() string {
 func TestRedteam12DirectMapIsLeft(t *testing.T) {
 	requireBwrap(t)
 	for _, c := range callers(t) {
-		r, rootSandbox, name := c.runner, c.rootSandbox, c.name()
+		r, name := c.runner, c.name()
 		t.Run(name, func(t *testing.T) {
 			before, known := directMap4k(t)
 			args := []string{"--", "python3", "redteam12secret.py"}
-			if rootSandbox {
-				args = append([]string{"--root-sandbox"}, args...)
-			}
+			args = c.withArgs(args)
 			res := vigiles(t, r, workTree(t), nil, args...)
-			checkAttempts(t, res, 1)
-			if !strings.Contains(res.Stdout, "\nran 1\n") || res.ExitCode != 0 || res.Error != "" {
-				t.Errorf("the run did not end as the script did: exit %d, error %q\nstdout: %s\nstderr: %s", res.ExitCode, res.Error, res.Stdout, res.Stderr)
-			}
+			checkScriptRan(t, res, 1)
 			if after, _ := directMap4k(t); known && after-before >= 64<<10 {
 				t.Errorf("the host's direct map in 4 KiB pages grew from %d kB to %d kB over the run", before, after)
 			}

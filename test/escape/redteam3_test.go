@@ -511,16 +511,14 @@ print("tried", tried, flush=True)
 func TestHookCannotRewriteCgroups(t *testing.T) {
 	requireBwrap(t)
 	for _, c := range callers(t) {
-		r, rootSandbox, name := c.runner, c.rootSandbox, c.name()
+		r, name := c.runner, c.name()
 		t.Run(name, func(t *testing.T) {
 			dir := workTree(t)
 			if err := os.WriteFile(filepath.Join(dir, "cgwrite.py"), []byte(cgroupWritePy), 0o644); err != nil {
 				t.Fatal(err)
 			}
 			args := []string{"--", "python3", "cgwrite.py"}
-			if rootSandbox {
-				args = append([]string{"--root-sandbox"}, args...)
-			}
+			args = c.withArgs(args)
 			res := vigiles(t, r, dir, nil, args...)
 			checkAttempts(t, res, 2)
 			tried := -1

@@ -85,10 +85,7 @@ func TestHostClockNamesAndKernelAreOutOfReach(t *testing.T) {
 				args = append([]string{"--root-sandbox", "--env", "ROOT_SANDBOX=1"}, args...)
 			}
 			res := vigiles(t, r, dir, nil, args...)
-			checkAttempts(t, res, want)
-			if !strings.Contains(res.Stdout, fmt.Sprintf("\nran %d\n", want)) || res.ExitCode != 0 || res.Error != "" {
-				t.Errorf("the run did not end as the script did: exit %d, error %q\nstdout: %s\nstderr: %s", res.ExitCode, res.Error, res.Stdout, res.Stderr)
-			}
+			checkScriptRan(t, res, want)
 			if now, _ := os.Hostname(); now != host {
 				t.Errorf("the host's hostname is %q, was %q", now, host)
 			}
@@ -372,9 +369,7 @@ func TestHostFileLeaseIsRefused(t *testing.T) {
 				}
 			}
 			args := []string{"--", "python3", "leasehold.py", target}
-			if rootSandbox {
-				args = append([]string{"--root-sandbox"}, args...)
-			}
+			args = c.withArgs(args)
 			h := startHolding(t, r, dir, args...)
 			if h.first != "lease EPERM EPERM\n" {
 				t.Errorf("the hook's leases on a host file its uid owns answered %q, want EPERM for both", strings.TrimSpace(h.first))
