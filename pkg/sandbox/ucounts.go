@@ -7,6 +7,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync"
 
 	"golang.org/x/sys/unix"
 )
@@ -60,15 +61,29 @@ func userCountsFor(lanes int, host func(name string) (int, bool)) map[string]int
 	return out
 }
 
-// hostUserCount reads the host's per-user limit name (under /proc/sys).
+// hostUserCount gives the host's per-user limit name (under /proc/sys),
+// as read once a process (hostUserCounts): the broker asks at every run's
+// start, and four reads a run of limits an administrator seldom changes
+// would be a dozen system calls on that path.
 func hostUserCount(name string) (int, bool) {
-	b, err := os.ReadFile("/proc/sys/" + name)
-	if err != nil {
-		return 0, false
-	}
-	n, err := strconv.Atoi(strings.TrimSpace(string(b)))
-	return n, err == nil && n > 0
+	n, ok := hostUserCounts()[name]
+	return n, ok
 }
+
+// hostUserCounts reads each of userCounts' host limits that can be read.
+var hostUserCounts = sync.OnceValue(func() map[string]int {
+	m := map[string]int{}
+	for _, c := range userCounts {
+		b, err := os.ReadFile("/proc/sys/" + c.host)
+		if err != nil {
+			continue
+		}
+		if n, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil && n > 0 {
+			m[c.host] = n
+		}
+	}
+	return m
+})
 
 // boundUserCounts sets the sandbox's user namespace's counts (the
 // init's, whose root it is: bubblewrap leaves /proc/sys writable there,
