@@ -795,19 +795,17 @@ const nearDirEntries = 4096
 // such a file system mounted inside it (a chroot's proc) is the sandbox's
 // to refuse, naming the mounts.
 func kernelTree(p, flag string) string {
-	k := kernelFS(p)
-	if k == "" {
-		var st unix.Statfs_t
-		if unix.Statfs(p, &st) != nil {
-			return ""
-		}
-		switch int64(st.Type) {
-		case unix.DEVPTS_SUPER_MAGIC:
-			k = "devpts"
-		case unix.NSFS_MAGIC, unix.BINFMTFS_MAGIC, unix.PSTOREFS_MAGIC, unix.EFIVARFS_MAGIC, unix.SELINUX_MAGIC,
-			mqueueMagic, configfsMagic, fusectlMagic:
-			k = "pseudo file system"
-		}
+	var st unix.Statfs_t
+	if unix.Statfs(p, &st) != nil {
+		return ""
+	}
+	k := kernelFSType(int64(st.Type))
+	switch int64(st.Type) {
+	case unix.DEVPTS_SUPER_MAGIC:
+		k = "devpts"
+	case unix.NSFS_MAGIC, unix.BINFMTFS_MAGIC, unix.PSTOREFS_MAGIC, unix.EFIVARFS_MAGIC, unix.SELINUX_MAGIC,
+		mqueueMagic, configfsMagic, fusectlMagic:
+		k = "pseudo file system"
 	}
 	if k == "" {
 		return ""
@@ -1000,12 +998,13 @@ func cannotWrite(p string) string {
 // then bad usage, said at once, not after every hook has run.
 func cannotWriteInPlace(p string) string {
 	if fi, err := os.Stat(p); err == nil {
-		switch {
-		case fi.IsDir():
+		if fi.IsDir() {
 			return "is a directory"
-		case kernelFS(p) != "":
-			return fmt.Sprintf("is a file of the kernel's %s, not a report's place", kernelFS(p))
-		case unix.Access(p, unix.W_OK) != nil:
+		}
+		if k := kernelFS(p); k != "" {
+			return fmt.Sprintf("is a file of the kernel's %s, not a report's place", k)
+		}
+		if unix.Access(p, unix.W_OK) != nil {
 			return "may not be written"
 		}
 		return ""
@@ -1022,13 +1021,17 @@ func cannotWriteInPlace(p string) string {
 func cannotMakeIn(d string) (why string, denied bool) {
 	for ; ; d = filepath.Dir(d) {
 		fi, err := os.Stat(d)
+		k := ""
+		if err == nil && fi.IsDir() {
+			k = kernelFS(d)
+		}
 		switch {
 		case err == nil && !fi.IsDir():
 			return fmt.Sprintf("cannot be made: %q is not a directory", d), false
-		case err == nil && kernelFS(d) != "":
+		case k != "":
 			// access(2) grants root every write its modes would refuse,
 			// but no file is made in these, root's or not.
-			return fmt.Sprintf("cannot be made: %q is in the kernel's %s, where no file is made", d, kernelFS(d)), false
+			return fmt.Sprintf("cannot be made: %q is in the kernel's %s, where no file is made", d, k), false
 		case err == nil && unix.Access(d, unix.W_OK|unix.X_OK) != nil:
 			return fmt.Sprintf("cannot be made: %q may not be written", d), true
 		case err == nil:
@@ -1049,7 +1052,13 @@ func kernelFS(p string) string {
 	if unix.Statfs(p, &st) != nil {
 		return ""
 	}
-	switch int64(st.Type) {
+	return kernelFSType(int64(st.Type))
+}
+
+// kernelFSType is kernelFS's answer for a file system of type typ
+// (statfs's f_type).
+func kernelFSType(typ int64) string {
+	switch typ {
 	case unix.PROC_SUPER_MAGIC:
 		return "proc"
 	case unix.SYSFS_MAGIC:
