@@ -1130,7 +1130,13 @@ func (p *cfgParser) defaults(n *yaml.Node, d *Defaults) {
 			}
 			m, err := sandbox.ParseMode(s)
 			if err != nil {
-				p.errAt(v, "defaults.sandbox %q: want auto, strict or off", s)
+				// The reason (which modes there are) is ParseMode's, said
+				// once; the value is named as this file names it.
+				why := err.Error()
+				if me := (*sandbox.ModeError)(nil); errors.As(err, &me) {
+					why = me.Reason
+				}
+				p.errAt(v, "defaults.sandbox %q: %s", s, why)
 				return
 			}
 			d.Sandbox = m
