@@ -22,7 +22,15 @@
 // of files the command reads; so do sync, syncfs, fsync, fdatasync, sync_file_range and msync,
 // which would write back the host's dirty pages (what the command writes is all in tmpfs);
 // for the same reason open and openat with O_DIRECT and fcntl(F_SETFL) setting it fail with
-// EINVAL, openat2 with ENOSYS, and ioctl(FS_IOC_FIEMAP) with EOPNOTSUPP.
+// EINVAL, openat2 with ENOSYS, ioctl(FS_IOC_FIEMAP) with EOPNOTSUPP, and
+// the file systems' own ways to the disk (XFS's XFS_IOC_GETBMAP and
+// XFS_IOC_GETBMAPX, ext4's EXT4_IOC_GET_ES_CACHE, btrfs's BTRFS_IOC_SYNC
+// and BTRFS_IOC_START_SYNC) with ENOTTY, as on a file of another file
+// system. fscrypt's key ioctls (FS_IOC_ADD_ENCRYPTION_KEY and the two
+// removals) fail with EOPNOTSUPP, as on a file system without encryption:
+// any user may add a key to a host file system's keyring through a
+// descriptor opened for reading alone, charged to the host uid's key
+// quota, to stay after the run.
 // fcntl(F_SET_RW_HINT) fails with EINVAL, as on a kernel before 4.13: the
 // kernel lets a file's owner set its inode's write-life hint through a
 // descriptor opened for reading, on a read-only mount too, and the

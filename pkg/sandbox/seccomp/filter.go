@@ -58,8 +58,11 @@ const (
 	// tmpfs did before Linux 6.6.
 	ActionEINVAL Action = "EINVAL"
 	// ActionEOPNOTSUPP answers that the file system maps no extents, as
-	// tmpfs does.
+	// tmpfs does, or has no encryption, as ext4 made without it does.
 	ActionEOPNOTSUPP Action = "EOPNOTSUPP"
+	// ActionENOTTY answers that the file knows no such ioctl, as a file
+	// of another file system does.
+	ActionENOTTY Action = "ENOTTY"
 )
 
 // Rule is one entry of the filter, for documentation and doctor output.
@@ -211,6 +214,44 @@ const (
 	// It fails as on tmpfs, which maps no extents, where all the
 	// command writes is.
 	fsIocFiemap = 0xc020660b // _IOWR('f', 11, struct fiemap)
+	// Three file systems' own ioctls write back to the disk through a
+	// descriptor opened for reading alone, around the rules above, and
+	// fail with ENOTTY, as on a file of any other file system (tmpfs,
+	// where all the command writes is, among them). XFS's extent maps
+	// of a file's data fork, XFS_IOC_GETBMAP and XFS_IOC_GETBMAPX
+	// (unless a flag in memory asks for the delayed allocations as they
+	// are), write back the file's dirty pages first: a hook's
+	// XFS_IOC_GETBMAP of a host file wrote back all 257 pages a host
+	// process had left dirty. (XFS_IOC_GETBMAPA maps the attribute fork
+	// and writes nothing back.) ext4's map of its extent status cache,
+	// EXT4_IOC_GET_ES_CACHE, takes FS_IOC_FIEMAP's FIEMAP_FLAG_SYNC and
+	// did the same. btrfs's BTRFS_IOC_SYNC is a syncfs of the whole file
+	// system (it wrote back the same 257 pages), and
+	// BTRFS_IOC_START_SYNC commits the file system's running
+	// transaction to the disk, each for any user.
+	xfsIocGetbmap     = 0xc0205826 // _IOWR('X', 38, struct getbmap)
+	xfsIocGetbmapx    = 0xc0205838 // _IOWR('X', 56, struct getbmap): the kernel's own spelling
+	ext4IocGetEsCache = 0xc020662a // _IOWR('f', 42, struct fiemap)
+	btrfsIocSync      = 0x9408     // _IO(0x94, 8)
+	btrfsIocStartSync = 0x80089418 // _IOR(0x94, 24, __u64)
+	// fscrypt's keys of a file system are the host's, in its
+	// superblock's keyring, and any user may add one (a v2 key, named by
+	// its hash) through any descriptor of the file system, opened for
+	// reading alone, on a read-only mount too: each is charged to the
+	// user's key quota (/proc/key-users), the host's quota of the host
+	// uid the command runs as, and stays until it is removed or the
+	// file system unmounted. A hook added keys to a host ext4's keyring
+	// that were there after the run, and FS_IOC_REMOVE_ENCRYPTION_KEY
+	// took away the claim that the same uid's host process had on its
+	// key (with no other claim, the key goes, and with it the plaintext
+	// of the host's files it unlocks). Each key ioctl fails with
+	// EOPNOTSUPP, as on a file system made without encryption; the
+	// policy and status ioctls are left as they are (a policy is set on
+	// an empty directory the command may write, and its directories
+	// are on tmpfs, which has no encryption).
+	fsIocAddEncryptionKey            = 0xc0506617 // _IOWR('f', 23, struct fscrypt_add_key_arg)
+	fsIocRemoveEncryptionKey         = 0xc0406618 // _IOWR('f', 24, struct fscrypt_remove_key_arg)
+	fsIocRemoveEncryptionKeyAllUsers = 0xc0406619 // _IOWR('f', 25, struct fscrypt_remove_key_arg)
 	// F_SETLEASE takes a lease on a file the caller owns, and the
 	// command reads files of the host its uid owns through the read-only
 	// root: a non-root caller's (under /opt, a runner's tool cache), the
@@ -327,6 +368,14 @@ func Rules(a Arch) []Rule {
 		Rule{Syscall: "ioctl", Action: ActionEPERM, When: "FS_IOC_SETFLAGS"},
 		Rule{Syscall: "ioctl", Action: ActionEPERM, When: "FS_IOC_FSSETXATTR"},
 		Rule{Syscall: "ioctl", Action: ActionEOPNOTSUPP, When: "FS_IOC_FIEMAP"},
+		Rule{Syscall: "ioctl", Action: ActionENOTTY, When: "XFS_IOC_GETBMAP"},
+		Rule{Syscall: "ioctl", Action: ActionENOTTY, When: "XFS_IOC_GETBMAPX"},
+		Rule{Syscall: "ioctl", Action: ActionENOTTY, When: "EXT4_IOC_GET_ES_CACHE"},
+		Rule{Syscall: "ioctl", Action: ActionENOTTY, When: "BTRFS_IOC_SYNC"},
+		Rule{Syscall: "ioctl", Action: ActionENOTTY, When: "BTRFS_IOC_START_SYNC"},
+		Rule{Syscall: "ioctl", Action: ActionEOPNOTSUPP, When: "FS_IOC_ADD_ENCRYPTION_KEY"},
+		Rule{Syscall: "ioctl", Action: ActionEOPNOTSUPP, When: "FS_IOC_REMOVE_ENCRYPTION_KEY"},
+		Rule{Syscall: "ioctl", Action: ActionEOPNOTSUPP, When: "FS_IOC_REMOVE_ENCRYPTION_KEY_ALL_USERS"},
 		Rule{Syscall: "fcntl", Action: ActionEPERM, When: "F_SETLEASE"},
 		Rule{Syscall: "fcntl", Action: ActionEINVAL, When: "F_SETFL with O_DIRECT"},
 		Rule{Syscall: "fcntl", Action: ActionEINVAL, When: "F_SET_RW_HINT"},
@@ -417,6 +466,7 @@ const (
 	retENOMEM = unix.SECCOMP_RET_ERRNO | uint32(unix.ENOMEM)
 	retEINVAL = unix.SECCOMP_RET_ERRNO | uint32(unix.EINVAL)
 	retNoOp   = unix.SECCOMP_RET_ERRNO | uint32(unix.EOPNOTSUPP)
+	retENOTTY = unix.SECCOMP_RET_ERRNO | uint32(unix.ENOTTY)
 )
 
 // Compile builds the filter program for a. It is pure.
@@ -503,7 +553,13 @@ func Compile(a Arch) ([]unix.SockFilter, error) {
 	b.jump(unix.BPF_JMP|unix.BPF_JEQ|unix.BPF_K, tiocsetd, "eperm", "")
 	b.jump(unix.BPF_JMP|unix.BPF_JEQ|unix.BPF_K, fsIocSetflags, "eperm", "")
 	b.jump(unix.BPF_JMP|unix.BPF_JEQ|unix.BPF_K, fsIocFssetxattr, "eperm", "")
-	b.jump(unix.BPF_JMP|unix.BPF_JEQ|unix.BPF_K, fsIocFiemap, "eopnotsupp", "allow")
+	b.jump(unix.BPF_JMP|unix.BPF_JEQ|unix.BPF_K, fsIocFiemap, "eopnotsupp", "")
+	for _, req := range []uint32{xfsIocGetbmap, xfsIocGetbmapx, ext4IocGetEsCache, btrfsIocSync, btrfsIocStartSync} {
+		b.jump(unix.BPF_JMP|unix.BPF_JEQ|unix.BPF_K, req, "enotty", "")
+	}
+	b.jump(unix.BPF_JMP|unix.BPF_JEQ|unix.BPF_K, fsIocAddEncryptionKey, "eopnotsupp", "")
+	b.jump(unix.BPF_JMP|unix.BPF_JEQ|unix.BPF_K, fsIocRemoveEncryptionKey, "eopnotsupp", "")
+	b.jump(unix.BPF_JMP|unix.BPF_JEQ|unix.BPF_K, fsIocRemoveEncryptionKeyAllUsers, "eopnotsupp", "allow")
 
 	// fcntl's command is an unsigned int.
 	b.label("fcntl")
@@ -596,6 +652,8 @@ func Compile(a Arch) ([]unix.SockFilter, error) {
 	b.ret(retEINVAL)
 	b.label("eopnotsupp")
 	b.ret(retNoOp)
+	b.label("enotty")
+	b.ret(retENOTTY)
 	b.label("skip")
 	b.ret(retSkip)
 	b.label("kill")

@@ -97,6 +97,8 @@ func actionOf(ret uint32) Action {
 		return ActionEINVAL
 	case retNoOp:
 		return ActionEOPNOTSUPP
+	case retENOTTY:
+		return ActionENOTTY
 	}
 	return Action(fmt.Sprintf("unknown %#x", ret))
 }
@@ -183,6 +185,20 @@ func TestCompile(t *testing.T) {
 				{"fcntl(F_SETFL, O_NONBLOCK)", call("fcntl", 3, unix.F_SETFL, unix.O_NONBLOCK), ActionAllow},
 				{"fcntl(F_SETFD, the O_DIRECT bit)", call("fcntl", 3, unix.F_SETFD, uint64(a.ODirect)), ActionAllow},
 				{"ioctl(FS_IOC_FIEMAP)", call("ioctl", 3, fsIocFiemap, 0x10000), ActionEOPNOTSUPP},
+				{"ioctl(XFS_IOC_GETBMAP)", call("ioctl", 3, xfsIocGetbmap, 0x10000), ActionENOTTY},
+				{"ioctl(XFS_IOC_GETBMAPX)", call("ioctl", 3, xfsIocGetbmapx, 0x10000), ActionENOTTY},
+				{"ioctl(high bits|XFS_IOC_GETBMAPX)", call("ioctl", 3, 0xdeadbeef00000000|xfsIocGetbmapx, 0x10000), ActionENOTTY},
+				{"ioctl(XFS_IOC_GETBMAPA)", call("ioctl", 3, 0xc020582c, 0x10000), ActionAllow},
+				{"ioctl(EXT4_IOC_GET_ES_CACHE)", call("ioctl", 3, ext4IocGetEsCache, 0x10000), ActionENOTTY},
+				{"ioctl(BTRFS_IOC_SYNC)", call("ioctl", 3, btrfsIocSync), ActionENOTTY},
+				{"ioctl(BTRFS_IOC_START_SYNC)", call("ioctl", 3, btrfsIocStartSync, 0x10000), ActionENOTTY},
+				{"ioctl(BTRFS_IOC_WAIT_SYNC)", call("ioctl", 3, 0x40089416, 0x10000), ActionAllow},
+				{"ioctl(FS_IOC_ADD_ENCRYPTION_KEY)", call("ioctl", 3, unix.FS_IOC_ADD_ENCRYPTION_KEY, 0x10000), ActionEOPNOTSUPP},
+				{"ioctl(FS_IOC_REMOVE_ENCRYPTION_KEY)", call("ioctl", 3, unix.FS_IOC_REMOVE_ENCRYPTION_KEY, 0x10000), ActionEOPNOTSUPP},
+				{"ioctl(FS_IOC_REMOVE_ENCRYPTION_KEY_ALL_USERS)", call("ioctl", 3, unix.FS_IOC_REMOVE_ENCRYPTION_KEY_ALL_USERS, 0x10000), ActionEOPNOTSUPP},
+				{"ioctl(FS_IOC_GET_ENCRYPTION_KEY_STATUS)", call("ioctl", 3, unix.FS_IOC_GET_ENCRYPTION_KEY_STATUS, 0x10000), ActionAllow},
+				{"ioctl(FS_IOC_SET_ENCRYPTION_POLICY)", call("ioctl", 3, unix.FS_IOC_SET_ENCRYPTION_POLICY, 0x10000), ActionAllow},
+				{"ioctl(FS_IOC_ENABLE_VERITY)", call("ioctl", 3, unix.FS_IOC_ENABLE_VERITY, 0x10000), ActionAllow},
 				{"ioctl(TIOCSTI)", call("ioctl", 0, tiocsti), ActionEPERM},
 				{"ioctl(TIOCLINUX)", call("ioctl", 0, tioclinux), ActionEPERM},
 				{"ioctl(TIOCSETD)", call("ioctl", 0, tiocsetd, 0x10000), ActionEPERM},

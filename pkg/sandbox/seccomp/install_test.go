@@ -129,6 +129,17 @@ func attempts(a Arch) []attempt {
 		attempt{name: "openat2", nr: uintptr(a.Syscalls["openat2"]), args: [6]uintptr{^uintptr(99), 0, 0, 0}},
 		attempt{name: "fcntl(F_SETFL, O_DIRECT)", nr: uintptr(a.Syscalls["fcntl"]), args: [6]uintptr{badFd, unix.F_SETFL, uintptr(a.ODirect)}},
 		attempt{name: "ioctl(FS_IOC_FIEMAP)", nr: uintptr(a.Syscalls["ioctl"]), args: [6]uintptr{devnull, fsIocFiemap}},
+		// The file systems' own write-backs and fscrypt's keys on
+		// /dev/null, which knows none of them: without the filter,
+		// ENOTTY, and nothing is written back or added.
+		attempt{name: "ioctl(XFS_IOC_GETBMAP)", nr: uintptr(a.Syscalls["ioctl"]), args: [6]uintptr{devnull, xfsIocGetbmap}},
+		attempt{name: "ioctl(XFS_IOC_GETBMAPX)", nr: uintptr(a.Syscalls["ioctl"]), args: [6]uintptr{devnull, xfsIocGetbmapx}},
+		attempt{name: "ioctl(EXT4_IOC_GET_ES_CACHE)", nr: uintptr(a.Syscalls["ioctl"]), args: [6]uintptr{devnull, ext4IocGetEsCache}},
+		attempt{name: "ioctl(BTRFS_IOC_SYNC)", nr: uintptr(a.Syscalls["ioctl"]), args: [6]uintptr{devnull, btrfsIocSync}},
+		attempt{name: "ioctl(BTRFS_IOC_START_SYNC)", nr: uintptr(a.Syscalls["ioctl"]), args: [6]uintptr{devnull, btrfsIocStartSync}},
+		attempt{name: "ioctl(FS_IOC_ADD_ENCRYPTION_KEY)", nr: uintptr(a.Syscalls["ioctl"]), args: [6]uintptr{devnull, fsIocAddEncryptionKey}},
+		attempt{name: "ioctl(FS_IOC_REMOVE_ENCRYPTION_KEY)", nr: uintptr(a.Syscalls["ioctl"]), args: [6]uintptr{devnull, fsIocRemoveEncryptionKey}},
+		attempt{name: "ioctl(FS_IOC_REMOVE_ENCRYPTION_KEY_ALL_USERS)", nr: uintptr(a.Syscalls["ioctl"]), args: [6]uintptr{devnull, fsIocRemoveEncryptionKeyAllUsers}},
 		// A write-life hint from no buffer on /dev/null: without the
 		// filter, EFAULT for root, EPERM for a user who does not own it,
 		// and no inode's hint is set.
@@ -366,8 +377,12 @@ func TestInstallDeniesForReal(t *testing.T) {
 			want = "EINVAL"
 		case "openat2":
 			want = "ENOSYS"
-		case "ioctl(FS_IOC_FIEMAP)":
+		case "ioctl(FS_IOC_FIEMAP)", "ioctl(FS_IOC_ADD_ENCRYPTION_KEY)", "ioctl(FS_IOC_REMOVE_ENCRYPTION_KEY)",
+			"ioctl(FS_IOC_REMOVE_ENCRYPTION_KEY_ALL_USERS)":
 			want = unix.ErrnoName(unix.EOPNOTSUPP) // ENOTSUP: one number
+		case "ioctl(XFS_IOC_GETBMAP)", "ioctl(XFS_IOC_GETBMAPX)", "ioctl(EXT4_IOC_GET_ES_CACHE)", "ioctl(BTRFS_IOC_SYNC)",
+			"ioctl(BTRFS_IOC_START_SYNC)":
+			want = "ENOTTY"
 		}
 		got := filtered.Calls[at.name]
 		if got != want {
@@ -391,12 +406,16 @@ func TestInstallDeniesForReal(t *testing.T) {
 			}
 		}
 	}
-	// The direct-I/O calls answer otherwise without the filter, so that
-	// the EINVAL and ENOSYS above are its doing too (an extent map of
-	// /dev/null is EOPNOTSUPP either way: it is checked in the filter's
-	// program alone).
+	// The direct-I/O calls and fscrypt's keys answer otherwise without
+	// the filter (/dev/null knows no key ioctl: ENOTTY), so that the
+	// EINVAL, ENOSYS and EOPNOTSUPP above are its doing too (an extent
+	// map of /dev/null is EOPNOTSUPP either way, and the file systems'
+	// write-backs ENOTTY: they are checked in the filter's program
+	// alone, and on the file systems themselves in test/escape's
+	// TestRedteam13WriteBackIsLeft).
 	for n, filteredAnswer := range map[string]string{"openat(O_DIRECT)": "EINVAL", "fcntl(F_SETFL, O_DIRECT)": "EINVAL", "openat2": "ENOSYS",
-		"fcntl(F_SET_RW_HINT)": "EINVAL"} {
+		"fcntl(F_SET_RW_HINT)": "EINVAL", "ioctl(FS_IOC_ADD_ENCRYPTION_KEY)": unix.ErrnoName(unix.EOPNOTSUPP),
+		"ioctl(FS_IOC_REMOVE_ENCRYPTION_KEY)": unix.ErrnoName(unix.EOPNOTSUPP)} {
 		if got := control.Calls[n]; got == filteredAnswer || got == "OK" {
 			t.Errorf("%s without the filter: got %s, want another error: the test's arguments are not telling", n, got)
 		}
