@@ -14,6 +14,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"golang.org/x/sys/unix"
 
+	"github.com/vigiles/action/internal/loopfs"
 	"github.com/vigiles/action/pkg/evidence"
 )
 
@@ -38,49 +39,17 @@ func kernelAtLeast(t *testing.T, major, minor int) bool {
 func mountFS(t *testing.T, fs string) string {
 	t.Helper()
 	base := tempDirIn(t, "", "vigiles-fs-", 0o755)
+	if fs != "tmpfs" {
+		return loopfs.Mount(t, base, fs, nil, "", func(what string) { t.Helper(); missing(t, what) })
+	}
 	dir := filepath.Join(base, "mnt")
 	if err := os.Mkdir(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if fs == "tmpfs" {
-		if err := unix.Mount("tmpfs", dir, "tmpfs", 0, "mode=0755,size=64m"); err != nil {
-			t.Fatalf("mounting tmpfs: %v", err)
-		}
-		t.Cleanup(func() { unix.Unmount(dir, unix.MNT_DETACH) })
-		return dir
+	if err := unix.Mount("tmpfs", dir, "tmpfs", 0, "mode=0755,size=64m"); err != nil {
+		t.Fatalf("mounting tmpfs: %v", err)
 	}
-	mkfs, err := exec.LookPath("mkfs." + fs)
-	if err != nil {
-		missing(t, "mkfs."+fs+" (scripts/install-deps.sh --test installs it)")
-	}
-	img := filepath.Join(base, fs+".img")
-	// Sparse; xfs wants 300 MiB at least.
-	if err := os.WriteFile(img, nil, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Truncate(img, 320<<20); err != nil {
-		t.Fatal(err)
-	}
-	args := []string{"-q", img}
-	if fs == "ext4" {
-		args = []string{"-q", "-F", img}
-	}
-	if out, err := exec.Command(mkfs, args...).CombinedOutput(); err != nil {
-		t.Fatalf("%s: %v\n%s", mkfs, err, out)
-	}
-	// mount -o loop sets the loop device up to detach itself at unmount.
-	if out, err := exec.Command("mount", "-o", "loop", "-t", fs, img, dir).CombinedOutput(); err != nil {
-		missing(t, fmt.Sprintf("a loop device to mount %s on (%v: %s)", fs, err, strings.TrimSpace(string(out))))
-	}
-	t.Cleanup(func() {
-		if out, err := exec.Command("umount", dir).CombinedOutput(); err != nil {
-			t.Errorf("unmounting %s: %v: %s", dir, err, out)
-			unix.Unmount(dir, unix.MNT_DETACH)
-		}
-	})
-	if err := os.Chmod(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	t.Cleanup(func() { unix.Unmount(dir, unix.MNT_DETACH) })
 	return dir
 }
 

@@ -143,6 +143,23 @@ func requireTools(t *testing.T, tools ...string) {
 	}
 }
 
+// lacking fails the test under CI, where the machine must have what it
+// needs (a kernel feature, a file system, a pool set aside), and skips it
+// elsewhere, saying what is lacking.
+func lacking(t *testing.T, what string) {
+	t.Helper()
+	if os.Getenv("CI") == "true" {
+		t.Fatalf("CI=true and this machine lacks %s", what)
+	}
+	t.Skipf("this machine lacks %s", what)
+}
+
+// lackingIn is lacking for t, as a helper that takes only what is lacking
+// wants it.
+func lackingIn(t *testing.T) func(string) {
+	return func(what string) { t.Helper(); lacking(t, what) }
+}
+
 // workTree makes a world-readable work tree holding the escape scripts.
 func workTree(t *testing.T) string {
 	t.Helper()

@@ -153,7 +153,7 @@ func TestRedteam11HugetlbPoolIsLeft(t *testing.T) {
 	const pool = "/proc/sys/vm/nr_hugepages"
 	b, err := os.ReadFile(pool)
 	if err != nil {
-		hugetlbLacking(t, "a hugetlb pool to set pages aside in: "+err.Error())
+		lacking(t, "a hugetlb pool to set pages aside in: "+err.Error())
 	}
 	had, err := strconv.Atoi(strings.TrimSpace(string(b)))
 	if err != nil {
@@ -169,7 +169,7 @@ func TestRedteam11HugetlbPoolIsLeft(t *testing.T) {
 	}
 	free := hugePagesFree(t)
 	if free < 8 {
-		hugetlbLacking(t, fmt.Sprintf("8 free huge pages in the pool (the kernel set aside only %d)", free))
+		lacking(t, fmt.Sprintf("8 free huge pages in the pool (the kernel set aside only %d)", free))
 	}
 	// The host's own mapping takes one, so that an ENOMEM under the
 	// filter is not the pool's.
@@ -214,16 +214,6 @@ func hugePagesFree(t *testing.T) int {
 	}
 	t.Fatal("/proc/meminfo has no HugePages_Free line")
 	return 0
-}
-
-// hugetlbLacking fails under CI, where the kernel must have a hugetlb pool
-// to set pages aside in, and skips elsewhere, saying what is lacking.
-func hugetlbLacking(t *testing.T, what string) {
-	t.Helper()
-	if os.Getenv("CI") == "true" {
-		t.Fatalf("CI=true and this machine lacks %s", what)
-	}
-	t.Skipf("this machine lacks %s", what)
 }
 
 // TestRedteam11WriteBackAroundFsyncIsLeft: the filter leaves fsync and

@@ -17,6 +17,8 @@ import (
 	"unsafe"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/vigiles/action/internal/loopfs"
 )
 
 // TestRedteam13FileSystemStateIsLeft: what the thirteenth round tried with
@@ -64,11 +66,11 @@ func TestRedteam13FileSystemStateIsLeft(t *testing.T) {
 	requireRoot(t, "the test mounts its file systems under /var/lib")
 	requireTools(t, "mkfs.xfs", "mkfs.btrfs", "mkfs.ext4", "btrfs")
 	base := openTempDir(t, "/var/lib", "vigiles-escape-fs-")
-	xfs := mountTestFS(t, base, "xfs", nil, "")
+	xfs := loopfs.Mount(t, base, "xfs", nil, "", lackingIn(t))
 	// A commit every 300 s, where the default is 30: within the run the
 	// file system commits only when something asks it to.
-	btrfs := mountTestFS(t, base, "btrfs", nil, "commit=300")
-	ext4 := mountTestFS(t, base, "ext4", []string{"-O", "encrypt,verity"}, "")
+	btrfs := loopfs.Mount(t, base, "btrfs", nil, "commit=300", lackingIn(t))
+	ext4 := loopfs.Mount(t, base, "ext4", []string{"-O", "encrypt,verity"}, "", lackingIn(t))
 	if out, err := exec.Command("btrfs", "-q", "subvolume", "create", filepath.Join(btrfs, "sub")).CombinedOutput(); err != nil {
 		t.Fatalf("btrfs subvolume create: %v: %s", err, out)
 	}
@@ -144,60 +146,6 @@ func TestRedteam13FileSystemStateIsLeft(t *testing.T) {
 	}
 }
 
-// fsLacking fails under CI, and skips elsewhere, where the machine lacks
-// what a test needs, naming it.
-func fsLacking(t *testing.T, what string) {
-	t.Helper()
-	if os.Getenv("CI") == "true" {
-		t.Fatalf("CI=true and this machine lacks %s", what)
-	}
-	t.Skipf("this machine lacks %s", what)
-}
-
-// mountTestFS makes a file system of type fs (mkfs.fs with mkfsArgs) in
-// an image of 320 MiB in base, mounts it on a new directory there with
-// the mount options opts (none where empty) and returns it, open to every
-// uid. It is unmounted, and its loop device detached, when the test ends.
-func mountTestFS(t *testing.T, base, fs string, mkfsArgs []string, opts string) string {
-	t.Helper()
-	img := filepath.Join(base, fs+".img")
-	dir := filepath.Join(base, fs)
-	if err := os.Mkdir(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(img, nil, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Truncate(img, 320<<20); err != nil {
-		t.Fatal(err)
-	}
-	args := append([]string{"-q"}, mkfsArgs...)
-	if fs == "ext4" {
-		args = append(args, "-F")
-	}
-	if out, err := exec.Command("mkfs."+fs, append(args, img)...).CombinedOutput(); err != nil {
-		t.Fatalf("mkfs.%s: %v\n%s", fs, err, out)
-	}
-	o := "loop"
-	if opts != "" {
-		o += "," + opts
-	}
-	// mount -o loop sets the loop device up to detach itself at unmount.
-	if out, err := exec.Command("mount", "-o", o, "-t", fs, img, dir).CombinedOutput(); err != nil {
-		fsLacking(t, fmt.Sprintf("a loop device and %s to mount (%v: %s)", fs, err, strings.TrimSpace(string(out))))
-	}
-	t.Cleanup(func() {
-		if out, err := exec.Command("umount", dir).CombinedOutput(); err != nil {
-			t.Errorf("unmounting %s: %v: %s", dir, err, out)
-			unix.Unmount(dir, unix.MNT_DETACH)
-		}
-	})
-	if err := os.Chmod(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	return dir
-}
-
 // dirtyFileIn writes a new file of 257 pages in dir, "file", readable by
 // every uid, and leaves it to the kernel's flusher, which writes back a
 // page dirty for 30 s by default, far longer than a run; it is removed,
@@ -211,7 +159,7 @@ func dirtyFileIn(t *testing.T, dir string) string {
 	}
 	t.Cleanup(func() { os.Remove(p) })
 	if _, _, err := dirtyPages(p); err != nil {
-		fsLacking(t, fmt.Sprintf("a kernel that tells a file's dirty pages (cachestat, Linux 6.5): %v", err))
+		lacking(t, fmt.Sprintf("a kernel that tells a file's dirty pages (cachestat, Linux 6.5): %v", err))
 	}
 	return p
 }
@@ -247,7 +195,7 @@ func btrfsCommitsOf(t *testing.T, dir string) func() int {
 	read := func() int {
 		b, err := os.ReadFile(stats)
 		if err != nil {
-			fsLacking(t, fmt.Sprintf("btrfs's commit_stats (Linux 6.0): %v", err))
+			lacking(t, fmt.Sprintf("btrfs's commit_stats (Linux 6.0): %v", err))
 		}
 		for _, l := range strings.Split(string(b), "\n") {
 			if f := strings.Fields(l); len(f) == 2 && f[0] == "commits" {
