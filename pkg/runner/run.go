@@ -773,6 +773,12 @@ func (s *runSettings) one(ctx context.Context, p *plannedRun, pend Pending) exec
 		p.ident = nil
 	}
 	d := decideValue(p.Hook.Event, rulesFor(p.Hook.Event, p.Payload.Input), p.Payload.Tool, res, err)
+	// Its payload's input, a map of the fields sent on stdin, is done
+	// with once the output was read as its event's rules read it (a
+	// teammate's TaskCompleted reads continue: false): the report names
+	// the run's event and tool, which stay, not the payload. Kept in the
+	// plan it held 0.7 KiB a run until the audit's end.
+	p.Payload.Input = nil
 	backgrounded := false // an async hook that outlived its timeout, which Claude Code lets run on
 	timeout, _ := s.timeoutOf(p)
 	switch {
