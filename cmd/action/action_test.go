@@ -223,6 +223,22 @@ func outputs(t *testing.T, s string) map[string]string {
 	return m
 }
 
+// reportOut reads the JSON report that a step's outputs name (its report
+// output), failing the test where it cannot be read or is not one of
+// this schema.
+func reportOut(t *testing.T, out map[string]string) report.Report {
+	t.Helper()
+	b, err := os.ReadFile(out["report"])
+	if err != nil {
+		t.Fatalf("report output: %v", err)
+	}
+	var rep report.Report
+	if err := json.Unmarshal(b, &rep); err != nil || rep.Schema != report.Schema {
+		t.Fatalf("report %s: %v (schema %q)", out["report"], err, rep.Schema)
+	}
+	return rep
+}
+
 // The token is set in the real environment, as the runner does; the
 // action must read it, use it for the API only, and keep it from hooks.
 func TestActionEndToEnd(t *testing.T) {
@@ -376,14 +392,7 @@ func TestActionReportPerStep(t *testing.T) {
 		t.Fatalf("both steps' report output is %s", got[0]["report"])
 	}
 	for i, out := range got {
-		b, err := os.ReadFile(out["report"])
-		if err != nil {
-			t.Fatal(err)
-		}
-		var r report.Report
-		if err := json.Unmarshal(b, &r); err != nil {
-			t.Fatal(err)
-		}
+		r := reportOut(t, out)
 		if r.Verdict != out["verdict"] {
 			t.Errorf("step %d: its report %s says %s, its verdict output %s", i+1, out["report"], r.Verdict, out["verdict"])
 		}
@@ -1360,14 +1369,7 @@ func TestActionUpdateBaselineOfARunCutShort(t *testing.T) {
 		t.Fatalf("update-baseline of a run cut short: exit %d, want 125 saying the baseline was not written\n%s\n%s", s.exitCode, s.stdout.String(), s.stderr.String())
 	}
 	out := outputs(t, s.file(t, "GITHUB_OUTPUT"))
-	data, err := os.ReadFile(out["report"])
-	if err != nil {
-		t.Fatalf("report output: %v", err)
-	}
-	var rep report.Report
-	if err := json.Unmarshal(data, &rep); err != nil {
-		t.Fatal(err)
-	}
+	rep := reportOut(t, out)
 	if out["verdict"] != report.VerdictError || rep.Verdict != report.VerdictError {
 		t.Errorf("the verdict output %q and the report's %q, want error for both", out["verdict"], rep.Verdict)
 	}

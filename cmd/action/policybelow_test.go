@@ -2,14 +2,12 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/vigiles/action/pkg/annotate"
-	"github.com/vigiles/action/pkg/report"
 	"github.com/vigiles/action/pkg/runner"
 	"github.com/vigiles/action/pkg/sandbox/sandboxtest"
 )
@@ -60,14 +58,7 @@ func TestActionPolicyBelowTheWorkspaceIsNamed(t *testing.T) {
 		t.Fatalf("with working-directory: tools/vigiles: exit %d, want 1 (the example breaks promises)\n%s", code, s.stderr.String())
 	}
 	out := outputs(t, s.file(t, "GITHUB_OUTPUT"))
-	b, err := os.ReadFile(out["report"])
-	if err != nil {
-		t.Fatal(err)
-	}
-	var rep report.Report
-	if err := json.Unmarshal(b, &rep); err != nil {
-		t.Fatal(err)
-	}
+	rep := reportOut(t, out)
 	if out["verdict"] != "fail" || len(rep.Runs) == 0 {
 		t.Errorf("outputs %v, %d runs; want verdict fail and the example's runs", out, len(rep.Runs))
 	}
