@@ -478,7 +478,7 @@ func TestGitTreesUnderFindsBareGitDirs(t *testing.T) {
 		t.Errorf("gitTreesUnder = %v, %v; want %v", rel, err, want)
 	}
 	// A bare git dir in a directory of no subdirectories but objects
-	// is found where the walk takes its leaf shortcut too.
+	// is found too.
 	only := filepath.Join(t.TempDir(), "ws")
 	writeFile(t, filepath.Join(only, "r.git", "HEAD"), "ref: refs/heads/main\n")
 	writeFile(t, filepath.Join(only, "r.git", "config"), credConf)
@@ -1432,9 +1432,11 @@ func TestDotenvFilesReadAsEmpty(t *testing.T) {
 		".env": "API_KEY=ROOTSECRET\n", ".env.local": "X=LOCALSECRET\n", ".envrc": "export Y=RCSECRET\n",
 		".env.example": "API_KEY=changeme\n", "src/main.go": "package main\n",
 		"apps/web/.env.production": "Z=PRODSECRET\n", "apps/web/src/x.ts": "\n", // a directory with a subdirectory: listed
-		// A directory without one: its .env, .envrc and .env.local are
-		// looked for alone.
+		// A directory without one is listed too: its .env.staging,
+		// which the walk once left out there, asking such a directory
+		// for five names alone.
 		"apps/leaf/.env": "W=LEAFSECRET\n", "apps/leaf/.envrc": "V=LEAFRCSECRET\n", "apps/leaf/.env.local": "U=LEAFLOCALSECRET\n",
+		"apps/leaf/.env.staging": "R=LEAFSTAGINGSECRET\n",
 		"config/.env.production": "T=CONFIGSECRET\n", "secrets/prod.txt": "S=LINKEDSECRET\n",
 	})
 	// A link is the file it leads to, in the tree.
@@ -1444,7 +1446,7 @@ func TestDotenvFilesReadAsEmpty(t *testing.T) {
 	if err := os.Symlink("../secrets/prod.txt", filepath.Join(tree, "deploy", ".env")); err != nil {
 		t.Fatal(err)
 	}
-	script := `cat .env .env.local .envrc .env.example apps/web/.env.production apps/leaf/.env apps/leaf/.envrc apps/leaf/.env.local config/.env.production deploy/.env; ls -a . | tr '\n' ' '`
+	script := `cat .env .env.local .envrc .env.example apps/web/.env.production apps/leaf/.env apps/leaf/.envrc apps/leaf/.env.local apps/leaf/.env.staging config/.env.production deploy/.env; ls -a . | tr '\n' ' '`
 	for _, method := range []string{"overlay", "copy"} {
 		res := run(t, Spec{Dir: tree, WritesMethod: method, Command: sh(script)})
 		if res.Tier != TierConfined || res.Error != "" || res.ExitCode != 0 {
@@ -1459,6 +1461,39 @@ func TestDotenvFilesReadAsEmpty(t *testing.T) {
 		if len(res.Writes) != 0 {
 			t.Errorf("%s: writes %+v, want none", method, res.Writes)
 		}
+	}
+}
+
+// TestScanTreeAsksWhatItCannotList: the walk lists every directory, a
+// leaf's too, so every dotenv name is found there; a directory its reader
+// may search but not list (mode 0711), whose files anyone who knows their
+// names may open, is asked for its .git and the commonest dotenv names by
+// name. As root, which lists every directory, the test runs itself as
+// nobody.
+func TestScanTreeAsksWhatItCannotList(t *testing.T) {
+	if os.Geteuid() == 0 {
+		asNobody(t, "TestScanTreeAsksWhatItCannotList")
+		return
+	}
+	root := t.TempDir()
+	for _, f := range []string{"leaf/.env.staging", "leaf/x.js", "locked/.env", "locked/.env.local", "locked/.env.staging", "locked/.git", "locked/sub/.env"} {
+		writeFile(t, filepath.Join(root, f), "K=SECRET\n")
+	}
+	if err := os.Chmod(filepath.Join(root, "locked"), 0o311); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.Chmod(filepath.Join(root, "locked"), 0o755) })
+	gits, dotenv, err := scanTree(root, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{root + "/locked"}; !slices.Equal(gits, want) {
+		t.Errorf("checkouts %v, want %v", gits, want)
+	}
+	// What the directory holds by other names is out of the walk's
+	// sight as it is out of the command's, but for a guess.
+	if want := []string{root + "/leaf/.env.staging", root + "/locked/.env", root + "/locked/.env.local"}; !slices.Equal(dotenv, want) {
+		t.Errorf("dotenv files %v, want %v", dotenv, want)
 	}
 }
 

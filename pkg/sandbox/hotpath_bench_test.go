@@ -55,6 +55,29 @@ func lowerTree(b *testing.B, root string, n int) string {
 	return dir
 }
 
+// packageTree builds a tree of n small files shaped as a project's
+// dependencies are (node_modules, vendor): ten files a directory, fifty
+// directories a package, so n/10 leaf directories under n/500 packages.
+func packageTree(b *testing.B, root string, n int) string {
+	b.Helper()
+	dir := filepath.Join(root, fmt.Sprintf("packages-%d", n))
+	if _, err := os.Stat(dir); err == nil {
+		return dir
+	}
+	for i := 0; i < n; i += 10 {
+		sub := filepath.Join(dir, "node_modules", fmt.Sprintf("p%03d", i/500), fmt.Sprintf("lib%02d", i/10%50))
+		if err := os.MkdirAll(sub, 0o755); err != nil {
+			b.Fatal(err)
+		}
+		for j := 0; j < 10; j++ {
+			if err := os.WriteFile(filepath.Join(sub, fmt.Sprintf("f%d.js", j)), []byte("x\n"), 0o644); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	return dir
+}
+
 // upperDir builds an upper directory holding `writes` new files in a new
 // directory, one modified lower file (d000/f0000.txt) and, as root, one
 // whiteout (d000/f0001.txt deleted).
@@ -121,9 +144,16 @@ func BenchmarkReadUpper(b *testing.B) {
 // starts: it reads every directory of the tree once.
 func BenchmarkGitTreesUnder(b *testing.B) {
 	root := b.TempDir()
-	for _, n := range []int{100, 100000} {
-		b.Run(fmt.Sprintf("lower=%d", n), func(b *testing.B) {
-			lower := lowerTree(b, root, n)
+	for _, tt := range []struct {
+		name string
+		tree func() string
+	}{
+		{"lower=100", func() string { return lowerTree(b, root, 100) }},
+		{"lower=100000", func() string { return lowerTree(b, root, 100000) }},
+		{"packages=100000", func() string { return packageTree(b, root, 100000) }},
+	} {
+		b.Run(tt.name, func(b *testing.B) {
+			lower := tt.tree()
 			b.ReportAllocs()
 			for b.Loop() {
 				if got, err := gitTreesUnder(lower, ""); err != nil || got != nil {
