@@ -297,13 +297,13 @@ type benchCase struct {
 
 // bench is everything the cases share: paths of the trees and tools.
 type bench struct {
-	tmp, vigiles, bwrap   string
-	empty, tree100, treeN string
-	manyDir               string
-	slirpScript, pastaSh  string
-	srt                   string // path of srt, "" when unavailable
-	srtWhy                string // why srt is unavailable
-	srtVersion            string
+	tmp, vigiles, bwrap              string
+	empty, tree100, treeN, packagesN string
+	manyDir                          string
+	slirpScript, pastaSh             string
+	srt                              string // path of srt, "" when unavailable
+	srtWhy                           string // why srt is unavailable
+	srtVersion                       string
 	// leanCopy is a fresh copy of vigiles with vigiles-sandbox and
 	// vigiles-reaper beside it, noReaper one without vigiles-reaper, so
 	// that the init's binary plays the reaper: the reaper's own binary
@@ -325,6 +325,7 @@ func prepare(ctx context.Context, o options, tmp, vig string, logf func(string, 
 	e.empty = filepath.Join(tmp, "empty")
 	e.tree100 = filepath.Join(tmp, "tree-100")
 	e.treeN = filepath.Join(tmp, fmt.Sprintf("tree-%d", o.bigTree))
+	e.packagesN = filepath.Join(tmp, fmt.Sprintf("packages-%d", o.bigTree))
 	e.manyDir = filepath.Join(tmp, "many")
 	for _, d := range []string{e.empty, e.manyDir} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
@@ -335,6 +336,9 @@ func prepare(ctx context.Context, o options, tmp, vig string, logf func(string, 
 		return nil, err
 	}
 	if err := makeTree(e.treeN, o.bigTree); err != nil {
+		return nil, err
+	}
+	if err := makePackageTree(e.packagesN, o.bigTree); err != nil {
 		return nil, err
 	}
 	if e.leanCopy, err = copyBinaries(vig, filepath.Join(tmp, "lean"), true); err != nil {
@@ -380,6 +384,26 @@ func makeTree(dir string, n int) error {
 		}
 		if err := os.WriteFile(filepath.Join(sub, fmt.Sprintf("f%04d.txt", i%1000)), []byte("x\n"), 0o644); err != nil {
 			return err
+		}
+	}
+	return nil
+}
+
+// makePackageTree creates n small files under dir shaped as a project's
+// dependencies are (node_modules): ten files a directory, fifty
+// directories a package, so n/10 directories, where makeTree makes n/1000.
+// Every run lists each directory of its tree once (the search for nested
+// checkouts and dotenv files), so this tree costs what its directories do.
+func makePackageTree(dir string, n int) error {
+	for i := 0; i < n; i += 10 {
+		sub := filepath.Join(dir, "node_modules", fmt.Sprintf("p%03d", i/500), fmt.Sprintf("lib%02d", i/10%50))
+		if err := os.MkdirAll(sub, 0o755); err != nil {
+			return err
+		}
+		for j := 0; j < 10 && i+j < n; j++ {
+			if err := os.WriteFile(filepath.Join(sub, fmt.Sprintf("f%d.js", j)), []byte("x\n"), 0o644); err != nil {
+				return err
+			}
 		}
 	}
 	return nil
@@ -513,6 +537,8 @@ func (e *bench) cases(o options) []*benchCase {
 		{name: "write1-tree100", what: "deny, writes one file in a 100-file tree", once: vigilesCase(vrun(e.tree100, "--", "sh", "-c", "echo x > new.txt"), e.tree100, 1)},
 		{name: fmt.Sprintf("write1-tree%d", o.bigTree), what: fmt.Sprintf("deny, writes one file in a %d-file tree", o.bigTree), floor: "write1-tree100",
 			once: vigilesCase(vrun(e.treeN, "--", "sh", "-c", "echo x > new.txt"), e.treeN, 1)},
+		{name: fmt.Sprintf("write1-packages%d", o.bigTree), what: fmt.Sprintf("deny, writes one file in a %d-file tree of %d directories (node_modules' shape)", o.bigTree, o.bigTree/10), floor: "write1-tree100",
+			once: vigilesCase(vrun(e.packagesN, "--", "sh", "-c", "echo x > new.txt"), e.packagesN, 1)},
 		{name: fmt.Sprintf("write%d", o.manyWrites/10), what: fmt.Sprintf("deny, writes %d files (`seq | xargs touch`)", o.manyWrites/10),
 			once: vigilesCase(vrun(e.manyDir, "--", "sh", "-c", fmt.Sprintf("mkdir d && seq -f d/f%%g %d | xargs touch", o.manyWrites/10)), e.manyDir, o.manyWrites/10)},
 		{name: fmt.Sprintf("write%d", o.manyWrites), what: fmt.Sprintf("deny, writes %d files (`seq | xargs touch`)", o.manyWrites),
@@ -1171,6 +1197,7 @@ func writeBudget(w io.Writer, m machine, o options, cases []*benchCase, audits [
 		}
 	}
 	ratioLine(fmt.Sprintf("one write in a %d-file tree vs a 100-file tree", o.bigTree), fmt.Sprintf("write1-tree%d", o.bigTree), "write1-tree100", 1.2)
+	ratioLine(fmt.Sprintf("one write in a %d-file tree of %d directories vs a 100-file tree", o.bigTree, o.bigTree/10), fmt.Sprintf("write1-packages%d", o.bigTree), "write1-tree100", 1.2)
 	many, tenth := fmt.Sprintf("write%d", o.manyWrites), fmt.Sprintf("write%d", o.manyWrites/10)
 	if c := byName[many]; c != nil {
 		exact := len(c.samples) > 0 && c.failures == 0 && c.skip == ""
