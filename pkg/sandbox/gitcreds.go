@@ -667,8 +667,10 @@ const maxGitWalk = 2_000_000
 // followed, no .git directory is entered, nor skip (the work tree, when
 // root is the workspace around it; "" for none); a bare git dir is
 // entered like any directory (it was before it was looked for: its
-// entries cost what they did, and nothing below it goes unsearched); what
-// root's reader cannot list is skipped (no less hidden from the command).
+// entries cost what they did, and nothing below it goes unsearched); a
+// directory root's reader may search but not list is asked for a .git and
+// dotenv files by name (gitWalk.byName), and one it may not search is
+// skipped (no less hidden from the command).
 func gitTreesUnder(root, skip string) ([]string, error) {
 	gits, _, err := scanTree(root, skip)
 	return gits, err
