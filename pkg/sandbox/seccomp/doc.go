@@ -19,7 +19,9 @@
 // memfd_secret with ENOSYS, as on a kernel without secret memory, since
 // each page of it splits the host kernel's direct map for good. fadvise64's POSIX_FADV_DONTNEED
 // and madvise's MADV_PAGEOUT answer 0 without being done: they would drop the host's page cache
-// of files the command reads; so do sync, syncfs, fsync, fdatasync, sync_file_range and msync,
+// of files the command reads; so does madvise's MADV_COLD, which would move the host's cached
+// pages of a file the command maps to the inactive list, the first the kernel reclaims,
+// whoever owns the file; so do sync, syncfs, fsync, fdatasync, sync_file_range and msync,
 // which would write back the host's dirty pages (what the command writes is all in tmpfs);
 // for the same reason open and openat with O_DIRECT and fcntl(F_SETFL) setting it fail with
 // EINVAL, openat2 with ENOSYS, ioctl(FS_IOC_FIEMAP) with EOPNOTSUPP, and

@@ -295,8 +295,21 @@ const (
 	// non-root caller's own files, root's in a --root-sandbox run). Both
 	// are advice: the call answers 0 and the pages stay, as a kernel may
 	// leave them; a hook sees no error.
+	//
+	// MADV_COLD moves the pages of a mapping that no other process maps
+	// to the inactive list, the first the kernel reclaims when memory
+	// runs short; for a file's pages the kernel asks neither that the
+	// caller own the file nor that it may write it, as it asks for
+	// MADV_PAGEOUT. A hook of an unprivileged caller mapped a host file
+	// root owns, which it may only read, and its MADV_COLD moved all 64
+	// of the file's pages the host had kept active to the inactive list
+	// (their flags in /proc/kpageflags), where they stayed after the run:
+	// the host's data a host process reads with read(), which maps
+	// nothing, is the first of the host's page cache to go. It answers
+	// 0 and leaves the pages where they are, as PAGEOUT does.
 	fadvDontneed = 4  // POSIX_FADV_DONTNEED on x86_64 and aarch64
 	madvPageout  = 21 // MADV_PAGEOUT
+	madvCold     = 20 // MADV_COLD
 	// The huge pages of the kernel's hugetlb pool (vm.nr_hugepages, and
 	// the surplus vm.nr_overcommit_hugepages allows) are one pool for
 	// the whole host, set aside for the host's databases and packet
@@ -382,6 +395,7 @@ func Rules(a Arch) []Rule {
 		Rule{Syscall: "prlimit64", Action: ActionEPERM, When: "pid not 0"},
 		Rule{Syscall: "fadvise64", Action: ActionSkip, When: "POSIX_FADV_DONTNEED"},
 		Rule{Syscall: "madvise", Action: ActionSkip, When: "MADV_PAGEOUT"},
+		Rule{Syscall: "madvise", Action: ActionSkip, When: "MADV_COLD"},
 		Rule{Syscall: "mmap", Action: ActionENOMEM, When: "MAP_HUGETLB"},
 		Rule{Syscall: "memfd_create", Action: ActionENOMEM, When: "MFD_HUGETLB"},
 		Rule{Syscall: "shmget", Action: ActionENOMEM, When: "SHM_HUGETLB"},
@@ -480,15 +494,15 @@ const (
 // F_SET_RW_HINT, and for F_SETFL a test of O_DIRECT in the third),
 // prlimit64 to a test of its pid (the first: 0, the caller, or EPERM),
 // fadvise64 and madvise to a test of their advice (0 without the call for
-// POSIX_FADV_DONTNEED and MADV_PAGEOUT), mmap, memfd_create and shmget to
-// a test of their flags (ENOMEM for a huge page of the hugetlb pool), open
-// and openat to a test of O_DIRECT (EINVAL), openat2 to ENOSYS,
-// socket/socketpair to a test of the address family (the first) and, for
-// AF_INET, AF_INET6 and AF_NETLINK, of the protocol (the third), and allow
-// the rest. Argument tests read only the low 32 bits: CLONE_NEWUSER lives
-// there, and the kernel truncates an ioctl request and an fcntl command to
-// 32 bits, so high bits set by the caller neither hide nor change the
-// match.
+// POSIX_FADV_DONTNEED, MADV_PAGEOUT and MADV_COLD), mmap,
+// memfd_create and shmget to a test of their flags (ENOMEM for a huge
+// page of the hugetlb pool), open and openat to a test of O_DIRECT
+// (EINVAL), openat2 to ENOSYS, socket/socketpair to a test of the
+// address family (the first) and, for AF_INET, AF_INET6 and AF_NETLINK,
+// of the protocol (the third), and allow the rest. Argument tests read
+// only the low 32 bits: CLONE_NEWUSER lives there, and the kernel
+// truncates an ioctl request and an fcntl command to 32 bits, so high
+// bits set by the caller neither hide nor change the match.
 func Compile(a Arch) ([]unix.SockFilter, error) {
 	var b builder
 	b.stmt(unix.BPF_LD|unix.BPF_W|unix.BPF_ABS, offArch)
@@ -597,7 +611,8 @@ func Compile(a Arch) ([]unix.SockFilter, error) {
 
 	b.label("madvise")
 	b.stmt(unix.BPF_LD|unix.BPF_W|unix.BPF_ABS, offArgLow(2))
-	b.jump(unix.BPF_JMP|unix.BPF_JEQ|unix.BPF_K, madvPageout, "skip", "allow")
+	b.jump(unix.BPF_JMP|unix.BPF_JEQ|unix.BPF_K, madvPageout, "skip", "")
+	b.jump(unix.BPF_JMP|unix.BPF_JEQ|unix.BPF_K, madvCold, "skip", "allow")
 
 	// mmap's flags (the fourth argument) and shmget's (the third) are
 	// ints, memfd_create's (the second) an unsigned int: a set bit of

@@ -167,7 +167,10 @@ func TestCompile(t *testing.T) {
 				{"sync_file_range", call("sync_file_range", 3, 0, 0, 7), ActionSkip},
 				{"msync", call("msync", 0x10000, 4096, unix.MS_SYNC), ActionSkip},
 				{"madvise(MADV_DONTNEED)", call("madvise", 0x10000, 4096, unix.MADV_DONTNEED), ActionAllow},
-				{"madvise(MADV_COLD)", call("madvise", 0x10000, 4096, unix.MADV_COLD), ActionAllow},
+				{"madvise(MADV_COLD)", call("madvise", 0x10000, 4096, unix.MADV_COLD), ActionSkip},
+				{"madvise(high bits|MADV_COLD)", call("madvise", 0x10000, 4096, 0xffffffff00000000|unix.MADV_COLD), ActionSkip},
+				{"madvise(MADV_WILLNEED)", call("madvise", 0x10000, 4096, unix.MADV_WILLNEED), ActionAllow},
+				{"madvise(MADV_HUGEPAGE)", call("madvise", 0x10000, 4096, unix.MADV_HUGEPAGE), ActionAllow},
 				{"mmap(MAP_HUGETLB)", call("mmap", 0, 2<<20, unix.PROT_READ, unix.MAP_PRIVATE|unix.MAP_ANONYMOUS|mapHugetlb), ActionENOMEM},
 				{"mmap(high bits|MAP_HUGETLB)", call("mmap", 0, 2<<20, unix.PROT_READ, 0xffffffff00000000|unix.MAP_SHARED|mapHugetlb, 3), ActionENOMEM},
 				{"mmap(MAP_PRIVATE|MAP_ANONYMOUS)", call("mmap", 0, 4096, unix.PROT_READ, unix.MAP_PRIVATE|unix.MAP_ANONYMOUS), ActionAllow},
@@ -337,7 +340,8 @@ func TestDenyListCoversBothArchitectures(t *testing.T) {
 func TestDenied(t *testing.T) {
 	d := Denied()
 	for _, want := range []string{"bpf", "io_uring_setup", "ptrace", "mount", "unshare(CLONE_NEWUSER)",
-		"clone(CLONE_NEWUSER)", "ioctl(TIOCSTI)", "ioctl(TIOCLINUX)", "ioctl(FS_IOC_SETFLAGS)", "ioctl(FS_IOC_FSSETXATTR)", "fcntl(F_SETLEASE)", "clone3 -> ENOSYS", "io_setup -> ENOSYS"} {
+		"clone(CLONE_NEWUSER)", "ioctl(TIOCSTI)", "ioctl(TIOCLINUX)", "ioctl(FS_IOC_SETFLAGS)", "ioctl(FS_IOC_FSSETXATTR)", "fcntl(F_SETLEASE)", "clone3 -> ENOSYS", "io_setup -> ENOSYS",
+		"madvise(MADV_COLD) -> skipped"} {
 		if !slices.Contains(d, want) {
 			t.Errorf("Denied() lacks %q; got %s", want, strings.Join(d, ", "))
 		}
