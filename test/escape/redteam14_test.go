@@ -142,3 +142,33 @@ func activePages(t *testing.T, p string) int {
 	}
 	return active
 }
+
+// TestRedteam14SamePageMergingIsRefused: kernel same-page merging (KSM)
+// merges the identical pages of every process that asked for it, the
+// host's among them (virtual machines, systemd's units of MemoryKSM=yes),
+// into one page, and a write to a merged page takes longer: it tells a
+// process that another holds a page of the same bytes. The fourteenth
+// round's hook (scripts/redteam14ksm.py) asked for it for its own memory
+// with madvise(MADV_MERGEABLE) and prctl(PR_SET_MEMORY_MERGE), and both
+// answered 0, its /proc/self/ksm_stat "ksm_merge_any: yes"; on this
+// test's host KSM is stopped (/sys/kernel/mm/ksm/run 0) and nothing was
+// merged, but a host may start it while a run goes on, and the test may
+// not start it itself. Each call, and MADV_UNMERGEABLE and
+// PR_GET_MEMORY_MERGE, now fails with EINVAL, as on a kernel built without
+// KSM, and nothing of the hook's memory may be merged, for every caller
+// and a --root-sandbox run.
+func TestRedteam14SamePageMergingIsRefused(t *testing.T) {
+	requireBwrap(t)
+	if b, err := os.ReadFile("/sys/kernel/mm/ksm/run"); err == nil {
+		t.Logf("this host's KSM: /sys/kernel/mm/ksm/run %s (1 merges, 0 does not): the hook's answers show the filter either way", strings.TrimSpace(string(b)))
+	} else {
+		t.Logf("this host's kernel has no KSM (%v): its answers are EINVAL either way", err)
+	}
+	for _, c := range callers(t) {
+		r, name := c.runner, c.name()
+		t.Run(name, func(t *testing.T) {
+			res := vigiles(t, r, workTree(t), nil, c.withArgs([]string{"--", "python3", "redteam14ksm.py"})...)
+			checkScriptRan(t, res, 7)
+		})
+	}
+}

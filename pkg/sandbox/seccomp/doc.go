@@ -33,6 +33,11 @@
 // any user may add a key to a host file system's keyring through a
 // descriptor opened for reading alone, charged to the host uid's key
 // quota, to stay after the run.
+// madvise's MADV_MERGEABLE and MADV_UNMERGEABLE and prctl's PR_SET_MEMORY_MERGE
+// and PR_GET_MEMORY_MERGE fail with EINVAL, as on a kernel without same-page
+// merging (KSM), which would share the command's pages with those of the
+// host's processes that asked for it and tell the command, by a write's
+// time, what they hold.
 // fcntl(F_SET_RW_HINT) fails with EINVAL, as on a kernel before 4.13: the
 // kernel lets a file's owner set its inode's write-life hint through a
 // descriptor opened for reading, on a read-only mount too, and the

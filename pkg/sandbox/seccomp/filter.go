@@ -54,8 +54,10 @@ const (
 	// ActionENOMEM answers that the memory asked for is not there, as a
 	// kernel with no huge pages in its pool does.
 	ActionENOMEM Action = "ENOMEM"
-	// ActionEINVAL answers that the file system takes no direct I/O, as
-	// tmpfs did before Linux 6.6.
+	// ActionEINVAL answers that the kernel takes no such argument: that
+	// the file system takes no direct I/O, as tmpfs did before Linux 6.6,
+	// or that there is no same-page merging, as on a kernel built
+	// without KSM.
 	ActionEINVAL Action = "EINVAL"
 	// ActionEOPNOTSUPP answers that the file system maps no extents, as
 	// tmpfs does, or has no encryption, as ext4 made without it does.
@@ -310,6 +312,26 @@ const (
 	fadvDontneed = 4  // POSIX_FADV_DONTNEED on x86_64 and aarch64
 	madvPageout  = 21 // MADV_PAGEOUT
 	madvCold     = 20 // MADV_COLD
+	// Kernel same-page merging (KSM) merges identical pages of the
+	// processes that asked for it, whoever they are, into one page: the
+	// host's processes that ask (virtual machines, systemd's units of
+	// MemoryKSM=yes) share pages with a hook that asks too, and a write
+	// to a merged page takes longer (it is copied first), which tells
+	// the hook that a host process holds a page of the same bytes (what
+	// it runs, what a file it read holds). madvise(MADV_MERGEABLE) and
+	// prctl(PR_SET_MEMORY_MERGE) ask for it for the hook's memory,
+	// without privilege: a hook's calls answered 0 and its
+	// /proc/self/ksm_stat read "ksm_merge_any: yes" (on a host with
+	// KSM stopped, /sys/kernel/mm/ksm/run 0, nothing is merged, but the
+	// host may start it while the run goes on). They fail with EINVAL,
+	// as on a kernel built without KSM, and so do MADV_UNMERGEABLE and
+	// PR_GET_MEMORY_MERGE, which such a kernel refuses as well and which
+	// a program asks before it asks for merging; a program that asks
+	// for merging goes on without it.
+	madvMergeable    = 12 // MADV_MERGEABLE
+	madvUnmergeable  = 13 // MADV_UNMERGEABLE
+	prSetMemoryMerge = 67 // PR_SET_MEMORY_MERGE
+	prGetMemoryMerge = 68 // PR_GET_MEMORY_MERGE
 	// The huge pages of the kernel's hugetlb pool (vm.nr_hugepages, and
 	// the surplus vm.nr_overcommit_hugepages allows) are one pool for
 	// the whole host, set aside for the host's databases and packet
@@ -396,6 +418,10 @@ func Rules(a Arch) []Rule {
 		Rule{Syscall: "fadvise64", Action: ActionSkip, When: "POSIX_FADV_DONTNEED"},
 		Rule{Syscall: "madvise", Action: ActionSkip, When: "MADV_PAGEOUT"},
 		Rule{Syscall: "madvise", Action: ActionSkip, When: "MADV_COLD"},
+		Rule{Syscall: "madvise", Action: ActionEINVAL, When: "MADV_MERGEABLE"},
+		Rule{Syscall: "madvise", Action: ActionEINVAL, When: "MADV_UNMERGEABLE"},
+		Rule{Syscall: "prctl", Action: ActionEINVAL, When: "PR_SET_MEMORY_MERGE"},
+		Rule{Syscall: "prctl", Action: ActionEINVAL, When: "PR_GET_MEMORY_MERGE"},
 		Rule{Syscall: "mmap", Action: ActionENOMEM, When: "MAP_HUGETLB"},
 		Rule{Syscall: "memfd_create", Action: ActionENOMEM, When: "MFD_HUGETLB"},
 		Rule{Syscall: "shmget", Action: ActionENOMEM, When: "SHM_HUGETLB"},
@@ -494,7 +520,9 @@ const (
 // F_SET_RW_HINT, and for F_SETFL a test of O_DIRECT in the third),
 // prlimit64 to a test of its pid (the first: 0, the caller, or EPERM),
 // fadvise64 and madvise to a test of their advice (0 without the call for
-// POSIX_FADV_DONTNEED, MADV_PAGEOUT and MADV_COLD), mmap,
+// POSIX_FADV_DONTNEED, MADV_PAGEOUT and MADV_COLD, EINVAL for
+// MADV_MERGEABLE and MADV_UNMERGEABLE), prctl to a test of its option
+// (EINVAL for PR_SET_MEMORY_MERGE and PR_GET_MEMORY_MERGE), mmap,
 // memfd_create and shmget to a test of their flags (ENOMEM for a huge
 // page of the hugetlb pool), open and openat to a test of O_DIRECT
 // (EINVAL), openat2 to ENOSYS, socket/socketpair to a test of the
@@ -538,6 +566,7 @@ func Compile(a Arch) ([]unix.SockFilter, error) {
 		{"prlimit64", "prlimit"},
 		{"fadvise64", "fadvise"},
 		{"madvise", "madvise"},
+		{"prctl", "prctl"},
 		{"mmap", "mmap"},
 		{"memfd_create", "memfd"},
 		{"shmget", "shmget"},
@@ -612,7 +641,15 @@ func Compile(a Arch) ([]unix.SockFilter, error) {
 	b.label("madvise")
 	b.stmt(unix.BPF_LD|unix.BPF_W|unix.BPF_ABS, offArgLow(2))
 	b.jump(unix.BPF_JMP|unix.BPF_JEQ|unix.BPF_K, madvPageout, "skip", "")
-	b.jump(unix.BPF_JMP|unix.BPF_JEQ|unix.BPF_K, madvCold, "skip", "allow")
+	b.jump(unix.BPF_JMP|unix.BPF_JEQ|unix.BPF_K, madvCold, "skip", "")
+	b.jump(unix.BPF_JMP|unix.BPF_JEQ|unix.BPF_K, madvMergeable, "einval", "")
+	b.jump(unix.BPF_JMP|unix.BPF_JEQ|unix.BPF_K, madvUnmergeable, "einval", "allow")
+
+	// prctl's option (the first argument) is an int.
+	b.label("prctl")
+	b.stmt(unix.BPF_LD|unix.BPF_W|unix.BPF_ABS, offArgLow(0))
+	b.jump(unix.BPF_JMP|unix.BPF_JEQ|unix.BPF_K, prSetMemoryMerge, "einval", "")
+	b.jump(unix.BPF_JMP|unix.BPF_JEQ|unix.BPF_K, prGetMemoryMerge, "einval", "allow")
 
 	// mmap's flags (the fourth argument) and shmget's (the third) are
 	// ints, memfd_create's (the second) an unsigned int: a set bit of

@@ -171,6 +171,15 @@ func TestCompile(t *testing.T) {
 				{"madvise(high bits|MADV_COLD)", call("madvise", 0x10000, 4096, 0xffffffff00000000|unix.MADV_COLD), ActionSkip},
 				{"madvise(MADV_WILLNEED)", call("madvise", 0x10000, 4096, unix.MADV_WILLNEED), ActionAllow},
 				{"madvise(MADV_HUGEPAGE)", call("madvise", 0x10000, 4096, unix.MADV_HUGEPAGE), ActionAllow},
+				{"madvise(MADV_MERGEABLE)", call("madvise", 0x10000, 4096, unix.MADV_MERGEABLE), ActionEINVAL},
+				{"madvise(high bits|MADV_MERGEABLE)", call("madvise", 0x10000, 4096, 0xffffffff00000000|unix.MADV_MERGEABLE), ActionEINVAL},
+				{"madvise(MADV_UNMERGEABLE)", call("madvise", 0x10000, 4096, unix.MADV_UNMERGEABLE), ActionEINVAL},
+				{"prctl(PR_SET_MEMORY_MERGE)", call("prctl", unix.PR_SET_MEMORY_MERGE, 1), ActionEINVAL},
+				{"prctl(high bits|PR_SET_MEMORY_MERGE)", call("prctl", 0xffffffff00000000|unix.PR_SET_MEMORY_MERGE, 1), ActionEINVAL},
+				{"prctl(PR_GET_MEMORY_MERGE)", call("prctl", prGetMemoryMerge), ActionEINVAL},
+				{"prctl(PR_SET_NAME)", call("prctl", unix.PR_SET_NAME, 0x10000), ActionAllow},
+				{"prctl(PR_SET_NO_NEW_PRIVS)", call("prctl", unix.PR_SET_NO_NEW_PRIVS, 1), ActionAllow},
+				{"prctl(PR_SET_PDEATHSIG)", call("prctl", unix.PR_SET_PDEATHSIG, uint64(unix.SIGKILL)), ActionAllow},
 				{"mmap(MAP_HUGETLB)", call("mmap", 0, 2<<20, unix.PROT_READ, unix.MAP_PRIVATE|unix.MAP_ANONYMOUS|mapHugetlb), ActionENOMEM},
 				{"mmap(high bits|MAP_HUGETLB)", call("mmap", 0, 2<<20, unix.PROT_READ, 0xffffffff00000000|unix.MAP_SHARED|mapHugetlb, 3), ActionENOMEM},
 				{"mmap(MAP_PRIVATE|MAP_ANONYMOUS)", call("mmap", 0, 4096, unix.PROT_READ, unix.MAP_PRIVATE|unix.MAP_ANONYMOUS), ActionAllow},
@@ -341,7 +350,7 @@ func TestDenied(t *testing.T) {
 	d := Denied()
 	for _, want := range []string{"bpf", "io_uring_setup", "ptrace", "mount", "unshare(CLONE_NEWUSER)",
 		"clone(CLONE_NEWUSER)", "ioctl(TIOCSTI)", "ioctl(TIOCLINUX)", "ioctl(FS_IOC_SETFLAGS)", "ioctl(FS_IOC_FSSETXATTR)", "fcntl(F_SETLEASE)", "clone3 -> ENOSYS", "io_setup -> ENOSYS",
-		"madvise(MADV_COLD) -> skipped"} {
+		"madvise(MADV_COLD) -> skipped", "madvise(MADV_MERGEABLE) -> EINVAL", "prctl(PR_SET_MEMORY_MERGE) -> EINVAL"} {
 		if !slices.Contains(d, want) {
 			t.Errorf("Denied() lacks %q; got %s", want, strings.Join(d, ", "))
 		}

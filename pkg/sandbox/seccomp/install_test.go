@@ -145,8 +145,16 @@ func attempts(a Arch) []attempt {
 		// and no inode's hint is set.
 		attempt{name: "fcntl(F_SET_RW_HINT)", nr: uintptr(a.Syscalls["fcntl"]), args: [6]uintptr{devnull, unix.F_SET_RW_HINT, 0}},
 		// Advice on a page below mmap_min_addr, which nothing maps:
-		// without the filter, ENOMEM, and no page is moved.
+		// without the filter, ENOMEM, and no page is moved or merged.
 		attempt{name: "madvise(MADV_COLD)", nr: uintptr(a.Syscalls["madvise"]), args: [6]uintptr{0x1000, 4096, madvCold}},
+		attempt{name: "madvise(MADV_MERGEABLE)", nr: uintptr(a.Syscalls["madvise"]), args: [6]uintptr{0x1000, 4096, madvMergeable}},
+		attempt{name: "madvise(MADV_UNMERGEABLE)", nr: uintptr(a.Syscalls["madvise"]), args: [6]uintptr{0x1000, 4096, madvUnmergeable}},
+		// Asking whether merging is on: without the filter, 0 (OK) on a
+		// kernel with KSM, and nothing changes. Asking for it with a
+		// third argument the kernel refuses (EINVAL) before it does
+		// anything.
+		attempt{name: "prctl(PR_GET_MEMORY_MERGE)", nr: uintptr(a.Syscalls["prctl"]), args: [6]uintptr{prGetMemoryMerge}},
+		attempt{name: "prctl(PR_SET_MEMORY_MERGE)", nr: uintptr(a.Syscalls["prctl"]), args: [6]uintptr{prSetMemoryMerge, 1, 1}},
 	)
 	if a.X32 {
 		out = append(out, attempt{name: "x32 getpid", nr: x32SyscallBit | 39})
@@ -376,7 +384,8 @@ func TestInstallDeniesForReal(t *testing.T) {
 			want = "ENOSYS"
 		case "mmap(MAP_HUGETLB)", "memfd_create(MFD_HUGETLB)", "shmget(SHM_HUGETLB)":
 			want = "ENOMEM"
-		case "openat(O_DIRECT)", "fcntl(F_SETFL, O_DIRECT)", "fcntl(F_SET_RW_HINT)":
+		case "openat(O_DIRECT)", "fcntl(F_SETFL, O_DIRECT)", "fcntl(F_SET_RW_HINT)", "madvise(MADV_MERGEABLE)",
+			"madvise(MADV_UNMERGEABLE)", "prctl(PR_GET_MEMORY_MERGE)", "prctl(PR_SET_MEMORY_MERGE)":
 			want = "EINVAL"
 		case "madvise(MADV_COLD)":
 			want = "OK" // answered 0, not done
@@ -420,9 +429,17 @@ func TestInstallDeniesForReal(t *testing.T) {
 	// TestRedteam13WriteBackIsLeft).
 	for n, filteredAnswer := range map[string]string{"openat(O_DIRECT)": "EINVAL", "fcntl(F_SETFL, O_DIRECT)": "EINVAL", "openat2": "ENOSYS",
 		"fcntl(F_SET_RW_HINT)": "EINVAL", "ioctl(FS_IOC_ADD_ENCRYPTION_KEY)": unix.ErrnoName(unix.EOPNOTSUPP),
-		"ioctl(FS_IOC_REMOVE_ENCRYPTION_KEY)": unix.ErrnoName(unix.EOPNOTSUPP), "madvise(MADV_COLD)": "OK"} {
+		"ioctl(FS_IOC_REMOVE_ENCRYPTION_KEY)": unix.ErrnoName(unix.EOPNOTSUPP), "madvise(MADV_COLD)": "OK",
+		"madvise(MADV_MERGEABLE)": "EINVAL", "madvise(MADV_UNMERGEABLE)": "EINVAL"} {
 		if got := control.Calls[n]; got == filteredAnswer || got == "OK" {
 			t.Errorf("%s without the filter: got %s, want another error: the test's arguments are not telling", n, got)
+		}
+	}
+	// A kernel with KSM tells whether merging is on (a kernel without it
+	// answers EINVAL, as the filter does).
+	if _, err := os.Stat("/sys/kernel/mm/ksm"); err == nil {
+		if got := control.Calls["prctl(PR_GET_MEMORY_MERGE)"]; got != "OK" {
+			t.Errorf("prctl(PR_GET_MEMORY_MERGE) without the filter, on a kernel with KSM: got %s, want OK", got)
 		}
 	}
 	t.Logf("without the filter: %v", control.Calls)

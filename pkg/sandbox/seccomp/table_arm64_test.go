@@ -18,6 +18,7 @@ var nativeNumbers = map[string]uint32{
 	"openat":            unix.SYS_OPENAT,
 	"openat2":           unix.SYS_OPENAT2,
 	"mmap":              unix.SYS_MMAP,
+	"prctl":             unix.SYS_PRCTL,
 	"memfd_create":      unix.SYS_MEMFD_CREATE,
 	"memfd_secret":      unix.SYS_MEMFD_SECRET,
 	"shmget":            unix.SYS_SHMGET,

@@ -26,7 +26,7 @@ var amd64 = Arch{
 	Syscalls: map[string]uint32{
 		"open": 2, "openat": 257, "openat2": 437,
 		"ioctl": 16, "fcntl": 72, "io_setup": 206, "fadvise64": 221, "madvise": 28,
-		"mmap": 9, "memfd_create": 319, "memfd_secret": 447, "shmget": 29,
+		"mmap": 9, "prctl": 157, "memfd_create": 319, "memfd_secret": 447, "shmget": 29,
 		"sync": 162, "syncfs": 306, "fsync": 74, "fdatasync": 75, "sync_file_range": 277, "msync": 26, "socket": 41, "socketpair": 53, "clone": 56, "ptrace": 101, "syslog": 103, "pivot_root": 155,
 		"acct": 163, "mount": 165, "umount2": 166, "swapon": 167, "swapoff": 168,
 		"reboot": 169, "iopl": 172, "ioperm": 173, "init_module": 175,
@@ -51,7 +51,7 @@ var arm64 = Arch{
 	Syscalls: map[string]uint32{
 		"openat": 56, "openat2": 437,
 		"io_setup": 0, "fadvise64": 223, "madvise": 233,
-		"mmap": 222, "memfd_create": 279, "memfd_secret": 447, "shmget": 194,
+		"mmap": 222, "prctl": 167, "memfd_create": 279, "memfd_secret": 447, "shmget": 194,
 		"sync": 81, "syncfs": 267, "fsync": 82, "fdatasync": 83, "sync_file_range": 84, "msync": 227, "lookup_dcookie": 18, "fcntl": 25, "ioctl": 29, "socket": 198, "socketpair": 199, "umount2": 39, "mount": 40, "pivot_root": 41,
 		"quotactl": 60, "acct": 89, "unshare": 97, "kexec_load": 104,
 		"init_module": 105, "delete_module": 106, "syslog": 116, "ptrace": 117,
