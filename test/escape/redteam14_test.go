@@ -5,8 +5,11 @@ import (
 	"encoding/binary"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"unsafe"
 
@@ -171,4 +174,131 @@ func TestRedteam14SamePageMergingIsRefused(t *testing.T) {
 			checkScriptRan(t, res, 7)
 		})
 	}
+}
+
+// TestRedteam14SchedulingAndPlacementAreTheHooksOwn: what else the
+// fourteenth round tried (scripts/redteam14.py) on the scheduler, the I/O
+// priorities and the placement of memory, with a host process the test
+// starts outside the sandbox: of the sandbox's host uid where the test
+// knows it (nobody's, and root's for a --root-sandbox run), and root's
+// for a root caller's own run, whose unused uid owns nothing on the host.
+// None of it reaches the host's process, whose nice value, policy, I/O
+// priority and slice are as they were after the run, and the rest is
+// pinned as the kernel answers:
+//
+//   - ioprio_set of the best-effort class's highest level (0) for the
+//     hook itself answers 0, as it does for any user: the block layer's
+//     schedulers weigh the class, and BFQ alone the level, against the
+//     host's processes of the same class (this host's disks have none or
+//     mq-deadline, and no BFQ). The realtime class needs CAP_SYS_ADMIN or
+//     CAP_SYS_NICE (EPERM).
+//   - ioprio_set and setpriority by process group and by user reach only
+//     the processes of the sandbox's pid namespace: the kernel skips a
+//     process without a pid there, and the host's process of the same uid
+//     kept its priorities (EPERM, or 0, by what the sandbox's processes
+//     hold). A host uid not root is no uid of the sandbox's user namespace,
+//     and the host's pid no pid of its pid namespace (ESRCH).
+//   - sched_setattr: a slice of 100 ms for the hook's own fair task (Linux
+//     6.12) answers 0; its share of the CPU is still its nice value's.
+//     Utilisation clamps are EOPNOTSUPP on a kernel without
+//     CONFIG_UCLAMP_TASK (as here), and elsewhere the task's own request
+//     within the host's bounds; SCHED_DEADLINE and SCHED_FIFO are EPERM.
+//   - membarrier's global commands answer 0: they interrupt only the CPUs
+//     that run a process registered for them, and wait for the kernel's
+//     grace period, the caller's own wait.
+//   - set_mempolicy and madvise(MADV_HUGEPAGE, MADV_COLLAPSE) of the
+//     hook's own memory answer 0; moving pages other processes map needs
+//     CAP_SYS_NICE (mbind's MPOL_MF_MOVE_ALL: EPERM); migrate_pages and
+//     move_pages of the host's pid are ESRCH.
+//   - cachestat of a host file the hook neither owns nor may write is
+//     EPERM, and mincore says each of its pages is resident, cached or
+//     not: neither tells what the host has cached of a file not the
+//     hook's uid's. Of a file its uid owns, both answer (see the honest
+//     limits in docs/security.md).
+//   - madvise(MADV_WILLNEED, MADV_POPULATE_READ, MADV_HUGEPAGE) of a
+//     host file's mapping answers 0: the first two read it into the host's
+//     page cache, as a read does.
+func TestRedteam14SchedulingAndPlacementAreTheHooksOwn(t *testing.T) {
+	requireBwrap(t)
+	requireRoot(t, "the test starts its host process as the sandbox's uid and keeps its files outside the masks, under /var/lib")
+	for _, c := range callers(t) {
+		r, rootSandbox, name := c.runner, c.rootSandbox, c.name()
+		t.Run(name, func(t *testing.T) {
+			dir := workTree(t)
+			files := openTempDir(t, "/var/lib", "vigiles-escape-placement-")
+			own, root := filepath.Join(files, "own"), filepath.Join(files, "root")
+			for _, p := range []string{own, root} {
+				if err := os.WriteFile(p, nil, 0o644); err != nil {
+					t.Fatal(err)
+				}
+				// 16 pages the host never reads: none is cached.
+				if err := os.Truncate(p, int64(16*os.Getpagesize())); err != nil {
+					t.Fatal(err)
+				}
+			}
+			// The host process: the sandbox's uid's where the test knows
+			// it, root's otherwise.
+			cred := &syscall.Credential{}
+			if r.owner != nil {
+				cred = r.owner
+				if err := os.Chown(own, int(r.owner.Uid), int(r.owner.Gid)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			host := exec.Command("sleep", "1000")
+			host.SysProcAttr = &syscall.SysProcAttr{Credential: cred}
+			if err := host.Start(); err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { host.Process.Kill(); host.Wait() })
+			before := schedOf(t, host.Process.Pid)
+			want := 31
+			args := []string{"--env", "OWNFILE=" + own, "--env", "ROOTFILE=" + root, "--env", "HOSTPID=" + strconv.Itoa(host.Process.Pid)}
+			if r.owner != nil || rootSandbox {
+				args = append(args, "--env", "OWNED=1")
+			}
+			if rootSandbox {
+				args = append(args, "--env", "ROOTOWNED=1")
+			}
+			if r.owner != nil {
+				args = append(args, "--env", "HOSTUID="+strconv.Itoa(int(r.owner.Uid)))
+				want += 2
+			}
+			res := vigiles(t, r, dir, nil, c.withArgs(append(args, "--", "python3", "redteam14.py"))...)
+			checkScriptRan(t, res, want)
+			if after := schedOf(t, host.Process.Pid); after != before {
+				t.Errorf("after the run the host's process of uid %d has %s, %s before", cred.Uid, after, before)
+			}
+		})
+	}
+}
+
+// schedOf reads what of the host's process pid the hook tried to change:
+// its nice value and policy (/proc/PID/stat), its I/O priority
+// (ioprio_get) and its slice (/proc/PID/sched's se.slice, where the kernel
+// has one).
+func schedOf(t *testing.T, pid int) string {
+	t.Helper()
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The fields after the name's ")": the state is the third of stat(5).
+	f := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+1:]))
+	if len(f) < 39 {
+		t.Fatalf("/proc/%d/stat has %d fields after the name", pid, len(f))
+	}
+	prio, _, e := unix.Syscall(unix.SYS_IOPRIO_GET, 1, uintptr(pid), 0) // IOPRIO_WHO_PROCESS
+	if e != 0 {
+		t.Fatalf("ioprio_get(%d): %v", pid, e)
+	}
+	slice := "none"
+	if s, err := os.ReadFile(fmt.Sprintf("/proc/%d/sched", pid)); err == nil {
+		for _, l := range strings.Split(string(s), "\n") {
+			if k, v, ok := strings.Cut(l, ":"); ok && strings.TrimSpace(k) == "se.slice" {
+				slice = strings.TrimSpace(v)
+			}
+		}
+	}
+	return fmt.Sprintf("nice %s, policy %s, I/O priority %#x, slice %s", f[16], f[38], prio, slice)
 }
