@@ -1,8 +1,10 @@
 package escape
 
 import (
+	"context"
 	"crypto/rand"
 	"encoding/binary"
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -11,6 +13,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
@@ -301,4 +304,54 @@ func schedOf(t *testing.T, pid int) string {
 		}
 	}
 	return fmt.Sprintf("nice %s, policy %s, I/O priority %#x, slice %s", f[16], f[38], prio, slice)
+}
+
+// mergeAnyWrapper sets same-page merging on for all of its process's
+// memory (prctl PR_SET_MEMORY_MERGE, 1), which a process keeps across
+// execve and hands its children, and execs its arguments: vigiles, as it
+// would run under a service manager that turned merging on for its
+// processes (systemd's MemoryKSM=yes). It exits 3 where the kernel has no
+// such prctl.
+const mergeAnyWrapper = `import ctypes, os, sys
+libc = ctypes.CDLL(None, use_errno=True)
+if libc.prctl(67, 1, 0, 0, 0) != 0:
+    print("PR_SET_MEMORY_MERGE:", os.strerror(ctypes.get_errno()), file=sys.stderr)
+    sys.exit(3)
+os.execv(sys.argv[1], sys.argv[1:])
+`
+
+// TestRedteam14MergingCarriedInIsCleared: a hook cannot ask for
+// same-page merging (TestRedteam14SamePageMergingIsRefused), nor may it
+// get it from whoever started vigiles: the kernel keeps a process's
+// merge-any across execve and fork, so a vigiles started with it on (a
+// service manager's unit of MemoryKSM=yes) handed it through bubblewrap,
+// the init and the reaper to the hook, whose /proc/self/ksm_stat read
+// "ksm_merge_any: yes". The reaper turns it off before the hook starts.
+func TestRedteam14MergingCarriedInIsCleared(t *testing.T) {
+	requireBwrap(t)
+	requireRoot(t, "the test starts vigiles itself, as root, under a process that set merging on")
+	if _, err := os.Stat("/proc/self/ksm_stat"); err != nil {
+		lacking(t, fmt.Sprintf("a kernel with same-page merging and /proc/self/ksm_stat (Linux 6.1 with KSM: %v)", err))
+	}
+	dir := workTree(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "python3", "-c", mergeAnyWrapper, vigilesBin, "run", "--json", "--workdir", dir, "--",
+		"sh", "-c", "grep -h ksm_merge_any /proc/self/ksm_stat; grep -h ksm_merge_any /proc/1/ksm_stat 2>&1")
+	cmd.Env = []string{"PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"}
+	cmd.Dir = dir
+	out, err := cmd.Output()
+	if ee, ok := err.(*exec.ExitError); ok && ee.ExitCode() == 3 {
+		lacking(t, fmt.Sprintf("prctl(PR_SET_MEMORY_MERGE) (Linux 6.4 with KSM): %s", ee.Stderr))
+	}
+	var res result
+	if jerr := json.Unmarshal(out, &res); jerr != nil {
+		t.Fatalf("vigiles under merge-any: %v; no JSON result (%v): %s", err, jerr, out)
+	}
+	if res.Tier != "confined" || res.ExitCode != 0 {
+		t.Fatalf("tier %s exit %d (refusal %q, error %q, stderr %q)", res.Tier, res.ExitCode, res.Refusal, res.Error, res.Stderr)
+	}
+	if !strings.Contains(res.Stdout, "ksm_merge_any: no") || strings.Contains(res.Stdout, "ksm_merge_any: yes") {
+		t.Errorf("the hook's same-page merging, with vigiles started under merge-any: %q; want ksm_merge_any: no", res.Stdout)
+	}
 }

@@ -835,6 +835,9 @@ func confineSelf(cfg Config, l Limits, filter []unix.SockFilter) error {
 			return fmt.Errorf("setting rlimit %d: %w", rl.res, err)
 		}
 	}
+	if err := noMergeAny(); err != nil {
+		return err
+	}
 	if err := dropCapabilities(); err != nil {
 		return err
 	}
@@ -848,6 +851,22 @@ func confineSelf(cfg Config, l Limits, filter []unix.SockFilter) error {
 	}
 	if err := seccomp.Install(filter); err != nil {
 		return fmt.Errorf("installing the seccomp filter: %w", err)
+	}
+	return nil
+}
+
+// noMergeAny turns off same-page merging of all this process's memory
+// (prctl PR_SET_MEMORY_MERGE, Linux 6.4), which the kernel keeps across
+// execve and hands to each child: vigiles started with it on (a service
+// manager's unit of MemoryKSM=yes) handed it through bubblewrap and the
+// init to the command, whose pages the kernel then merged with the host
+// processes' that asked for it, a write to a merged page telling the
+// command that a host process holds the same bytes. The seccomp filter
+// keeps the command from asking for it; this keeps it from being given
+// it. A kernel without the prctl (EINVAL) has no such merging to turn off.
+func noMergeAny() error {
+	if err := unix.Prctl(unix.PR_SET_MEMORY_MERGE, 0, 0, 0, 0); err != nil && !errors.Is(err, unix.EINVAL) {
+		return fmt.Errorf("turning off same-page merging: %w", err)
 	}
 	return nil
 }
