@@ -678,23 +678,10 @@ func gitTreesUnder(root, skip string) ([]string, error) {
 
 // scanTree is gitTreesUnder, and the dotenv files (isDotenv) of the
 // directories it lists, by their paths: the same walk, every directory
-// listed once.
+// listed once, or found unchanged since this process last walked root
+// (treeCache).
 func scanTree(root, skip string) (gits, dotenv []string, err error) {
-	fd, err := unix.Open(root, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
-	if err != nil {
-		if ignorable(err) {
-			return nil, nil, nil
-		}
-		return nil, nil, err
-	}
-	defer unix.Close(fd)
-	w := gitWalk{root: root, skip: skip, buf: make([]byte, 64<<10)}
-	if err := w.dir(fd, root, 0); err != nil {
-		return nil, nil, err
-	}
-	slices.Sort(w.out)
-	slices.Sort(w.dotenv)
-	return w.out, w.dotenv, nil
+	return trees.scan(root, skip)
 }
 
 // isDotenv says whether a file's name is a dotenv file's, where projects
@@ -720,7 +707,8 @@ func isDotenv(name string) bool {
 
 // gitWalk is one search of gitTreesUnder. Directories are opened relative
 // to their parent's descriptor, so a tree deeper than PATH_MAX is searched
-// too.
+// too; one an earlier walk recorded is asked for, and opened where it
+// changed, by its path relative to root's descriptor (check).
 //
 // Every directory is listed, a leaf too: a leaf's listing (an open, two
 // getdents64 and a close) costs fewer system calls than asking it for its
@@ -729,42 +717,88 @@ func isDotenv(name string) bool {
 // tree of 100,000 files in 10,000 directories, BenchmarkGitTreesUnder),
 // and it finds every dotenv name, .env.staging too. A subdirectory is
 // opened as the listing names it (its d_type), with no stat of its own.
+//
+// Each directory listed is recorded as a treeNode: what its listing found,
+// and its identity and change time as fstat'ed before it was listed. Given
+// an earlier walk's nodes of the same root, the walk lists only the
+// directories that are not known unchanged since (check), and takes the
+// others' findings from their nodes: what a full walk would find, at one
+// fstatat a directory (treeCache says why that is sound).
 type gitWalk struct {
 	root, skip string
 	buf        []byte // a directory of a thousand files in one read
 	seen       int
 	out        []string
 	dotenv     []string // isDotenv files, by path
+
+	rootFD int             // root's, which an earlier walk's directories are asked relative to
+	t0     int64           // CLOCK_REALTIME_COARSE before the walk, in ns; 0: no directory is trusted
+	kept   map[uint64]bool // by device: whether its file system stamps ctime itself (ctimeKept)
+	dirs   int             // directories recorded
+	listed int             // of them, listed by this walk
+	reused int             // of them, taken unchanged from an earlier walk
 }
 
 // maxGitDepth bounds how deep gitTreesUnder goes: a deeper tree is
 // refused, as one of too many entries is.
 const maxGitDepth = 1024
 
-// dir searches the open directory fd, at path.
-func (w *gitWalk) dir(fd int, path string, depth int) error {
-	if depth > maxGitDepth {
-		return fmt.Errorf("%s is more than %d directories deep, past what vigiles searches for nested checkouts", w.root, maxGitDepth)
-	}
-	var subs []string // to enter
-	found := func(p string) error {
-		if len(p) >= unix.PathMax { // gitDir could not read it
-			return fmt.Errorf("a checkout %d directories deep in %s has a path longer than vigiles reads", depth+1, w.root)
+// walkTree searches root (skip aside) as gitTreesUnder and scanTree do,
+// with old the root's node of an earlier walk (nil: none), whose unchanged
+// directories are not listed again, and t0 the coarse realtime clock read
+// before it (0: record no directory as trusted). It returns the walk,
+// whose out and dotenv are sorted, and root's node.
+func walkTree(root, skip string, old *treeNode, t0 int64) (*gitWalk, *treeNode, error) {
+	fd, err := unix.Open(root, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		if ignorable(err) {
+			return &gitWalk{}, nil, nil
 		}
-		w.out = append(w.out, p)
-		return nil
+		return nil, nil, err
 	}
-	var ferr error
-	dotGit := false
+	defer unix.Close(fd)
+	w := &gitWalk{root: root, skip: skip, buf: make([]byte, 64<<10), rootFD: fd, t0: t0}
+	var n *treeNode
+	var st unix.Stat_t
+	if old != nil && old.trusted && unix.Fstat(fd, &st) == nil && old.same(&st) {
+		n, err = w.reuse(".", root, 0, old)
+	} else {
+		n, err = w.dir(fd, ".", root, 0, old)
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	slices.Sort(w.out)
+	slices.Sort(w.dotenv)
+	return w, n, nil
+}
+
+// dir searches the open directory fd, at path (rel relative to root), and
+// returns its node. old is the node an earlier walk recorded at that path
+// (nil: none): a subdirectory of the same name there is checked for reuse
+// (check) rather than walked anew, since each is known by its own identity.
+func (w *gitWalk) dir(fd int, rel, path string, depth int, old *treeNode) (*treeNode, error) {
+	if depth > maxGitDepth {
+		return nil, fmt.Errorf("%s is more than %d directories deep, past what vigiles searches for nested checkouts", w.root, maxGitDepth)
+	}
+	n := &treeNode{}
+	// Its identity and change time before it is listed: a change after
+	// this stamps a later ctime (treeCache).
+	var st unix.Stat_t
+	if unix.Fstat(fd, &st) == nil {
+		n.dev, n.ino, n.ctime = uint64(st.Dev), st.Ino, st.Ctim.Nano()
+		// One whose children's paths relative to root could not be
+		// asked for (PATH_MAX) is listed each time, from its parent.
+		n.trusted = len(rel)+1+255 < unix.PathMax && w.trusts(fd, &st)
+	}
+	w.dirs++
+	w.listed++
 	bareNames := 0 // HEAD, objects and config seen, a bit each: bareAt asks what they are
 	err := eachDirent(fd, w.buf, func(name []byte, typ byte) {
-		w.seen++
+		n.entries++
 		switch string(name) {
 		case ".git":
-			dotGit = true
-			if path != w.root && ferr == nil {
-				ferr = found(path)
-			}
+			n.dotGit = true
 			return
 		case "HEAD":
 			bareNames |= 1
@@ -776,53 +810,184 @@ func (w *gitWalk) dir(fd int, path string, depth int) error {
 		if (typ == unix.DT_REG || typ == unix.DT_LNK || typ == unix.DT_UNKNOWN) && isDotenv(string(name)) {
 			// Taken where it is a regular file, or a link to one in the
 			// tree (nestedGitsFor, hiddenInLayer).
-			w.dotenv = append(w.dotenv, path+"/"+string(name))
+			n.dotenv = append(n.dotenv, string(name))
 		}
 		// A link is never entered; an entry of no known type is tried
 		// as a directory, opened O_NOFOLLOW: what is none is left.
-		if (typ == unix.DT_DIR || typ == unix.DT_UNKNOWN) && path+"/"+string(name) != w.skip {
-			subs = append(subs, string(name))
+		if typ == unix.DT_DIR || typ == unix.DT_UNKNOWN {
+			n.subs = append(n.subs, treeSub{name: string(name)})
 		}
 	})
-	if err != nil && !ignorable(err) {
-		return fmt.Errorf("listing %s: %w", path, err)
+	if err != nil {
+		if !ignorable(err) {
+			return nil, fmt.Errorf("listing %s: %w", path, err)
+		}
+		n.trusted = false // listed in part
 	}
-	if bareNames == 7 && !dotGit && path != w.root && ferr == nil && bareAt(fd) {
-		ferr = found(path)
+	if bareNames == 7 && !n.dotGit && bareAt(fd) {
+		n.bare = true
 	}
-	if ferr != nil {
-		return ferr
+	if err := w.take(n, path, depth); err != nil {
+		return nil, err
+	}
+	var prev map[string]*treeNode
+	if old != nil {
+		prev = make(map[string]*treeNode, len(old.subs))
+		for _, s := range old.subs {
+			prev[s.name] = s.node
+		}
+	}
+	for i := range n.subs {
+		name := n.subs[i].name
+		p := path + "/" + name
+		if p == w.skip {
+			continue
+		}
+		sub := joinRel(rel, name)
+		if o := prev[name]; o != nil && len(sub) < unix.PathMax {
+			n.subs[i].node, err = w.check(sub, p, depth+1, o)
+		} else {
+			n.subs[i].node, err = w.open(fd, name, sub, p, depth+1, o)
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	return n, nil
+}
+
+// open opens name, a subdirectory of the open directory fd (or its path
+// relative to fd), and searches it (dir) as a directory at rel and path;
+// what it cannot open as one gives no node (nil), and is tried anew at the
+// next walk.
+func (w *gitWalk) open(fd int, name, rel, path string, depth int, old *treeNode) (*treeNode, error) {
+	// O_NONBLOCK: an entry of no known type that is a FIFO is refused by
+	// O_DIRECTORY before any wait, and this says so twice.
+	c, err := unix.Openat(fd, name, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
+	if err == unix.EACCES {
+		// A directory its reader may search but not list (mode 0711)
+		// gives a file whose name is known to whoever may search it: its
+		// .git and the commonest dotenv names are asked for by name.
+		return nil, w.byName(fd, name, path)
+	}
+	if err != nil {
+		if ignorable(err) {
+			return nil, nil
+		}
+		return nil, fmt.Errorf("listing %s: %w", path, err)
+	}
+	defer unix.Close(c)
+	return w.dir(c, rel, path, depth, old)
+}
+
+// check searches the directory at rel (path), whose node an earlier walk
+// recorded as old: where old is trusted and one fstatat relative to root,
+// not following a link, finds the same directory (device, inode) with the
+// same ctime, old's findings are taken (reuse); otherwise it is listed
+// anew. rel is shorter than PATH_MAX. Its directories were each found the
+// same by this walk just before; one the host swaps for a link in between
+// is followed as a full walk's descriptor would follow the directory
+// moved, a race of the host's with the walk either way, and the next walk
+// sees the parent changed.
+func (w *gitWalk) check(rel, path string, depth int, old *treeNode) (*treeNode, error) {
+	var st unix.Stat_t
+	if old.trusted && unix.Fstatat(w.rootFD, rel, &st, unix.AT_SYMLINK_NOFOLLOW) == nil && old.same(&st) {
+		return w.reuse(rel, path, depth, old)
+	}
+	return w.open(w.rootFD, rel, rel, path, depth, old)
+}
+
+// reuse takes old's findings for the directory at rel (path), found
+// unchanged, and checks its subdirectories. old is left as it is (another
+// walk may be reading it): where a subdirectory's node changed, a copy of
+// old with the new one is returned.
+func (w *gitWalk) reuse(rel, path string, depth int, old *treeNode) (*treeNode, error) {
+	if depth > maxGitDepth {
+		return nil, fmt.Errorf("%s is more than %d directories deep, past what vigiles searches for nested checkouts", w.root, maxGitDepth)
+	}
+	w.dirs++
+	w.reused++
+	if err := w.take(old, path, depth); err != nil {
+		return nil, err
+	}
+	var subs []treeSub // old's, copied at the first that changed
+	for i, s := range old.subs {
+		p := path + "/" + s.name
+		if p == w.skip {
+			continue
+		}
+		// A trusted directory's rel leaves room for its children's.
+		sub := joinRel(rel, s.name)
+		var n *treeNode
+		var err error
+		if s.node != nil {
+			n, err = w.check(sub, p, depth+1, s.node)
+		} else {
+			n, err = w.open(w.rootFD, sub, sub, p, depth+1, nil)
+		}
+		if err != nil {
+			return nil, err
+		}
+		if n != s.node && subs == nil {
+			subs = slices.Clone(old.subs)
+		}
+		if subs != nil {
+			subs[i].node = n
+		}
+	}
+	if subs == nil {
+		return old, nil
+	}
+	n := *old
+	n.subs = subs
+	return &n, nil
+}
+
+// take adds what the directory at path was found to hold (n) to the
+// walk's findings, and its entries to those the walk has read.
+func (w *gitWalk) take(n *treeNode, path string, depth int) error {
+	w.seen += n.entries
+	if (n.dotGit || n.bare) && path != w.root {
+		if len(path) >= unix.PathMax { // gitDir could not read it
+			return fmt.Errorf("a checkout %d directories deep in %s has a path longer than vigiles reads", depth+1, w.root)
+		}
+		w.out = append(w.out, path)
+	}
+	for _, d := range n.dotenv {
+		w.dotenv = append(w.dotenv, path+"/"+d)
 	}
 	if w.seen > maxGitWalk {
 		return fmt.Errorf("%s holds more than %d files and directories, past what vigiles searches for nested checkouts", w.root, maxGitWalk)
 	}
-	for _, n := range subs {
-		// O_NONBLOCK: an entry of no known type that is a FIFO is
-		// refused by O_DIRECTORY before any wait, and this says so twice.
-		c, err := unix.Openat(fd, n, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
-		if err == unix.EACCES {
-			// A directory its reader may search but not list (mode
-			// 0711) gives a file whose name is known to whoever may
-			// search it: its .git and the commonest dotenv names are
-			// asked for by name.
-			if err := w.byName(fd, n, path+"/"+n); err != nil {
-				return err
-			}
-			continue
-		}
-		if err != nil {
-			if ignorable(err) {
-				continue
-			}
-			return fmt.Errorf("listing %s/%s: %w", path, n, err)
-		}
-		err = w.dir(c, path+"/"+n, depth+1)
-		unix.Close(c)
-		if err != nil {
-			return err
-		}
-	}
 	return nil
+}
+
+// trusts says whether the directory fd, whose fstat is st, may be taken
+// from this walk's node at a later walk where its ctime is unchanged: on a
+// file system that stamps ctime from this kernel's clock (ctimeKept),
+// with a ctime older than the walk's start by racyMargin.
+func (w *gitWalk) trusts(fd int, st *unix.Stat_t) bool {
+	if w.t0 == 0 {
+		return false
+	}
+	kept, ok := w.kept[uint64(st.Dev)]
+	if !ok {
+		var fs unix.Statfs_t
+		kept = unix.Fstatfs(fd, &fs) == nil && ctimeKept(int64(fs.Type))
+		if w.kept == nil {
+			w.kept = map[uint64]bool{}
+		}
+		w.kept[uint64(st.Dev)] = kept
+	}
+	return kept && st.Ctim.Nano() < w.t0-racyMargin.Nanoseconds()
+}
+
+// joinRel is name's path relative to root, in the directory at rel.
+func joinRel(rel, name string) string {
+	if rel == "." {
+		return name
+	}
+	return rel + "/" + name
 }
 
 // unlistedDotenv are the dotenv names asked for by name in a directory
@@ -830,7 +995,9 @@ func (w *gitWalk) dir(fd int, path string, depth int) error {
 var unlistedDotenv = []string{".env", ".envrc", ".env.local", ".env.production", ".env.development"}
 
 // byName asks name, a directory of the open directory fd that its reader
-// may search but not list, at path, for its .git and unlistedDotenv.
+// may search but not list (or its path relative to fd), at path, for its
+// .git and unlistedDotenv. Such a directory has no node: it is asked anew
+// at every walk.
 func (w *gitWalk) byName(fd int, name, path string) error {
 	var st unix.Stat_t
 	if unix.Fstatat(fd, name+"/.git", &st, unix.AT_SYMLINK_NOFOLLOW) == nil {
