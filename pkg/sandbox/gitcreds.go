@@ -785,7 +785,7 @@ func (w *gitWalk) dir(fd int, rel, path string, depth int, old *treeNode) (*tree
 	// Its identity and change time before it is listed: a change after
 	// this stamps a later ctime (treeCache).
 	var st unix.Stat_t
-	if unix.Fstat(fd, &st) == nil {
+	if w.t0 != 0 && unix.Fstat(fd, &st) == nil { // t0 0: nothing kept
 		n.dev, n.ino, n.ctime = uint64(st.Dev), st.Ino, st.Ctim.Nano()
 		// One whose children's paths relative to root could not be
 		// asked for (PATH_MAX) is listed each time, from its parent.
