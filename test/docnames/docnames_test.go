@@ -26,6 +26,7 @@ var docs = []string{
 	"docs/github-action.md",
 	"docs/hook-events.md",
 	"docs/performance.md",
+	"docs/performance-runs.md",
 	"docs/report-format.md",
 	"docs/result-format.md",
 	"docs/security.md",
