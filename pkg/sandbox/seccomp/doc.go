@@ -38,6 +38,9 @@
 // merging (KSM), which would share the command's pages with those of the
 // host's processes that asked for it and tell the command, by a write's
 // time, what they hold.
+// prctl's PR_SCHED_CORE fails with EINVAL, as on a kernel without core
+// scheduling, which on a host with SMT keeps a sibling hyperthread idle
+// beside a tagged task while the host's tasks wait.
 // fcntl(F_SET_RW_HINT) fails with EINVAL, as on a kernel before 4.13: the
 // kernel lets a file's owner set its inode's write-life hint through a
 // descriptor opened for reading, on a read-only mount too, and the

@@ -177,6 +177,8 @@ func TestCompile(t *testing.T) {
 				{"prctl(PR_SET_MEMORY_MERGE)", call("prctl", unix.PR_SET_MEMORY_MERGE, 1), ActionEINVAL},
 				{"prctl(high bits|PR_SET_MEMORY_MERGE)", call("prctl", 0xffffffff00000000|unix.PR_SET_MEMORY_MERGE, 1), ActionEINVAL},
 				{"prctl(PR_GET_MEMORY_MERGE)", call("prctl", prGetMemoryMerge), ActionEINVAL},
+				{"prctl(PR_SCHED_CORE)", call("prctl", prSchedCore, 1, 0, 0), ActionEINVAL},
+				{"prctl(high bits|PR_SCHED_CORE)", call("prctl", 0xffffffff00000000|prSchedCore, 0, 0, 0), ActionEINVAL},
 				{"prctl(PR_SET_NAME)", call("prctl", unix.PR_SET_NAME, 0x10000), ActionAllow},
 				{"prctl(PR_SET_NO_NEW_PRIVS)", call("prctl", unix.PR_SET_NO_NEW_PRIVS, 1), ActionAllow},
 				{"prctl(PR_SET_PDEATHSIG)", call("prctl", unix.PR_SET_PDEATHSIG, uint64(unix.SIGKILL)), ActionAllow},
@@ -350,7 +352,7 @@ func TestDenied(t *testing.T) {
 	d := Denied()
 	for _, want := range []string{"bpf", "io_uring_setup", "ptrace", "mount", "unshare(CLONE_NEWUSER)",
 		"clone(CLONE_NEWUSER)", "ioctl(TIOCSTI)", "ioctl(TIOCLINUX)", "ioctl(FS_IOC_SETFLAGS)", "ioctl(FS_IOC_FSSETXATTR)", "fcntl(F_SETLEASE)", "clone3 -> ENOSYS", "io_setup -> ENOSYS",
-		"madvise(MADV_COLD) -> skipped", "madvise(MADV_MERGEABLE) -> EINVAL", "prctl(PR_SET_MEMORY_MERGE) -> EINVAL"} {
+		"madvise(MADV_COLD) -> skipped", "madvise(MADV_MERGEABLE) -> EINVAL", "prctl(PR_SET_MEMORY_MERGE) -> EINVAL", "prctl(PR_SCHED_CORE) -> EINVAL"} {
 		if !slices.Contains(d, want) {
 			t.Errorf("Denied() lacks %q; got %s", want, strings.Join(d, ", "))
 		}

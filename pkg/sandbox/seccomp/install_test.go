@@ -155,6 +155,10 @@ func attempts(a Arch) []attempt {
 		// anything.
 		attempt{name: "prctl(PR_GET_MEMORY_MERGE)", nr: uintptr(a.Syscalls["prctl"]), args: [6]uintptr{prGetMemoryMerge}},
 		attempt{name: "prctl(PR_SET_MEMORY_MERGE)", nr: uintptr(a.Syscalls["prctl"]), args: [6]uintptr{prSetMemoryMerge, 1, 1}},
+		// Asking for this thread's core scheduling cookie into no
+		// buffer: without the filter, EFAULT on a kernel with core
+		// scheduling, EINVAL on one without, and nothing is tagged.
+		attempt{name: "prctl(PR_SCHED_CORE)", nr: uintptr(a.Syscalls["prctl"]), args: [6]uintptr{prSchedCore, 0, 0, 0, 0}},
 	)
 	if a.X32 {
 		out = append(out, attempt{name: "x32 getpid", nr: x32SyscallBit | 39})
@@ -385,7 +389,7 @@ func TestInstallDeniesForReal(t *testing.T) {
 		case "mmap(MAP_HUGETLB)", "memfd_create(MFD_HUGETLB)", "shmget(SHM_HUGETLB)":
 			want = "ENOMEM"
 		case "openat(O_DIRECT)", "fcntl(F_SETFL, O_DIRECT)", "fcntl(F_SET_RW_HINT)", "madvise(MADV_MERGEABLE)",
-			"madvise(MADV_UNMERGEABLE)", "prctl(PR_GET_MEMORY_MERGE)", "prctl(PR_SET_MEMORY_MERGE)":
+			"madvise(MADV_UNMERGEABLE)", "prctl(PR_GET_MEMORY_MERGE)", "prctl(PR_SET_MEMORY_MERGE)", "prctl(PR_SCHED_CORE)":
 			want = "EINVAL"
 		case "madvise(MADV_COLD)":
 			want = "OK" // answered 0, not done
