@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -99,6 +100,17 @@ os.execv(sys.argv[3], sys.argv[3:])
 // returns its result, which must be a confined run's that exited 0.
 func underCarried(t *testing.T, r runner, settings string, hook ...string) result {
 	t.Helper()
+	res := underCarriedAny(t, r, settings, hook...)
+	if res.Tier != "confined" || res.ExitCode != 0 {
+		t.Fatalf("vigiles started with %s: tier %s exit %d (refusal %q, error %q, stderr %q)", settings, res.Tier, res.ExitCode, res.Refusal, res.Error, res.Stderr)
+	}
+	return res
+}
+
+// underCarriedAny is underCarried for a run that may end otherwise; ARGS
+// may start with vigiles' own flags, before a "--".
+func underCarriedAny(t *testing.T, r runner, settings string, args ...string) result {
+	t.Helper()
 	dir := workTree(t)
 	who := "-"
 	if r.cred != nil {
@@ -111,8 +123,10 @@ func underCarried(t *testing.T, r runner, settings string, hook ...string) resul
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	args := append([]string{"-c", carryWrapper, settings, who, vigilesBin, "run", "--json", "--workdir", dir, "--"}, hook...)
-	cmd := exec.CommandContext(ctx, "python3", args...)
+	if !slices.Contains(args, "--") {
+		args = append([]string{"--"}, args...)
+	}
+	cmd := exec.CommandContext(ctx, "python3", append([]string{"-c", carryWrapper, settings, who, vigilesBin, "run", "--json", "--workdir", dir}, args...)...)
 	cmd.Env = []string{"PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"}
 	cmd.Dir = dir
 	out, err := cmd.Output()
@@ -126,9 +140,6 @@ func underCarried(t *testing.T, r runner, settings string, hook ...string) resul
 			stderr = string(ee.Stderr)
 		}
 		t.Fatalf("vigiles started with %s: %v; no JSON result (%v): %s\nstderr: %s", settings, err, jerr, out, stderr)
-	}
-	if res.Tier != "confined" || res.ExitCode != 0 {
-		t.Fatalf("vigiles started with %s: tier %s exit %d (refusal %q, error %q, stderr %q)", settings, res.Tier, res.ExitCode, res.Refusal, res.Error, res.Stderr)
 	}
 	return res
 }
@@ -209,5 +220,55 @@ func TestRedteam15SchedulingCarriedInIsNormal(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// carriedSignalsAndFiles is what TestRedteam15SignalsAndFilesCarriedIn
+// starts vigiles with: SIGTERM, SIGINT, SIGHUP and SIGQUIT ignored,
+// SIGTERM, SIGUSR1 and SIGINT blocked, /dev/null open at descriptors 1000
+// and 5000 (above the soft RLIMIT_NOFILE of 1024) without close-on-exec,
+// a umask of 077 and the personality ADDR_NO_RANDOMIZE (setarch -R).
+const carriedSignalsAndFiles = "ignore=TERM:INT:HUP:QUIT,block=TERM:USR1:INT,fd=1000,highfd=5000,umask=077,personality=0040000"
+
+// TestRedteam15SignalsAndFilesCarriedIn: what else of its process a
+// caller hands on through execve and fork, read by the hook, with why it
+// does not reach past the sandbox:
+//
+//   - ignored signals (nohup, a shell's trap of an empty action, a
+//     service manager's IgnoreSIGPIPE=) and blocked ones: the hook has
+//     none of either (SigIgn and SigBlk 0: the reaper sets every
+//     disposition to SIG_DFL before it starts the command, and the
+//     command starts with an empty mask), and a hook that waits past its
+//     --timeout under such a caller is ended all the same: the deadline
+//     sends SIGKILL, which no disposition and no mask holds off (exit
+//     137, timedOut, limit wall-time);
+//   - descriptors left open without close-on-exec, at 1000 and at 5000,
+//     above the soft RLIMIT_NOFILE the caller lowered after it opened
+//     them: the hook has 0, 1 and 2 alone (and the one ls reads
+//     /proc/self/fd through), as the close-on-exec sweeps of the broker,
+//     the init and the reaper (close_range to the highest descriptor)
+//     leave it;
+//   - the umask (077) and the personality (ADDR_NO_RANDOMIZE) come to the
+//     hook as the caller set them: each is the hook's own process's, the
+//     first its files' modes in its own scratch, the second its own
+//     address space's layout, and the hook may set either itself
+//     (umask, personality).
+func TestRedteam15SignalsAndFilesCarriedIn(t *testing.T) {
+	requireBwrap(t)
+	requireRoot(t, "the test's wrapper drops to nobody after it set what it hands on, as root")
+	requireTools(t, "python3")
+	for _, r := range carryRunners(t) {
+		t.Run(r.name, func(t *testing.T) {
+			res := underCarried(t, r, carriedSignalsAndFiles, "sh", "-c",
+				`grep -E '^Sig(Blk|Ign)' /proc/self/status; echo $(ls /proc/self/fd); umask; cat /proc/self/personality`)
+			want := "SigBlk:\t0000000000000000\nSigIgn:\t0000000000000000\n0 1 2 3\n0077\n00040000\n"
+			if res.Stdout != want {
+				t.Errorf("the hook, with vigiles started with %s:\n%s\nwant\n%s", carriedSignalsAndFiles, res.Stdout, want)
+			}
+			res = underCarriedAny(t, r, carriedSignalsAndFiles, "--timeout", "3s", "--", "sleep", "600")
+			if !res.TimedOut || res.LimitHit != "wall-time" || res.Signal != "SIGKILL" {
+				t.Errorf("a hook past its deadline, with vigiles started with %s: timed out %v, limit %q, signal %q, exit %d (error %q)", carriedSignalsAndFiles, res.TimedOut, res.LimitHit, res.Signal, res.ExitCode, res.Error)
+			}
+		})
 	}
 }
