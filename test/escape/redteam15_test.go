@@ -36,14 +36,39 @@ import (
 //   - fd=N: /dev/null open at descriptor N without close-on-exec;
 //     highfd=N the same above the soft RLIMIT_NOFILE, lowered to 1024
 //     once it is open;
-//   - umask=OCTAL, personality=HEX (setarch -R: ADDR_NO_RANDOMIZE).
+//   - umask=OCTAL, personality=HEX (setarch -R: ADDR_NO_RANDOMIZE);
+//   - deny=NAME: a seccomp filter of its own, after no_new_privs, that
+//     answers EPERM to the system call NAME (seccomp, mount,
+//     landlock_create_ruleset), as a container runtime's profile does;
+//   - landlock: a Landlock domain of its own in which no file may be
+//     written (LANDLOCK_ACCESS_FS_WRITE_FILE handled, no rule).
+//
+// The last two come after the drop, as an unprivileged caller's own.
 const carryWrapper = `import ctypes, os, platform, resource, signal, struct, sys
 libc = ctypes.CDLL(None, use_errno=True)
 def lacks(what):
     print(what + ":", os.strerror(ctypes.get_errno()), file=sys.stderr)
     sys.exit(3)
-ioprio_set = {"x86_64": 251, "aarch64": 30}[platform.machine()]
-sched_setattr = {"x86_64": 314, "aarch64": 274}[platform.machine()]
+machine = platform.machine()
+ioprio_set = {"x86_64": 251, "aarch64": 30}[machine]
+sched_setattr = {"x86_64": 314, "aarch64": 274}[machine]
+numbers = {"x86_64": {"seccomp": 317, "mount": 165, "landlock_create_ruleset": 444},
+           "aarch64": {"seccomp": 277, "mount": 40, "landlock_create_ruleset": 444}}[machine]
+audit_arch = {"x86_64": 0xc000003e, "aarch64": 0xc00000b7}[machine]
+def deny(name):
+    # Load the architecture; kill another's. Load the number; EPERM for
+    # name's, allow the rest.
+    prog = [(0x20, 0, 0, 4), (0x15, 1, 0, audit_arch), (0x06, 0, 0, 0x80000000),
+            (0x20, 0, 0, 0), (0x15, 0, 1, numbers[name]), (0x06, 0, 0, 0x00050001), (0x06, 0, 0, 0x7fff0000)]
+    code = ctypes.create_string_buffer(b"".join(struct.pack("HBBI", *i) for i in prog))
+    fprog = ctypes.create_string_buffer(struct.pack("HxxxxxxQ", len(prog), ctypes.addressof(code)))
+    if libc.prctl(38, 1, 0, 0, 0) != 0 or libc.syscall(numbers["seccomp"], 1, 0, fprog) != 0:
+        lacks("a seccomp filter of its own")
+def landlock():
+    fd = libc.syscall(444, ctypes.create_string_buffer(struct.pack("Q", 1 << 1)), 8, 0)
+    if fd < 0 or libc.prctl(38, 1, 0, 0, 0) != 0 or libc.syscall(446, fd, 0) != 0:
+        lacks("a Landlock domain of its own")
+late = []
 for kv in filter(None, sys.argv[1].split(",")):
     k, _, v = kv.partition("=")
     if k == "nice":
@@ -85,6 +110,10 @@ for kv in filter(None, sys.argv[1].split(",")):
     elif k == "personality":
         if libc.personality(int(v, 16)) == -1:
             lacks("personality")
+    elif k == "deny":
+        late.append(lambda v=v: deny(v))
+    elif k == "landlock":
+        late.append(landlock)
     else:
         sys.exit("unknown setting " + k)
 if sys.argv[2] != "-":
@@ -92,6 +121,8 @@ if sys.argv[2] != "-":
     os.setgroups([])
     os.setgid(gid)
     os.setuid(uid)
+for f in late:
+    f()
 os.execv(sys.argv[3], sys.argv[3:])
 `
 
@@ -270,5 +301,49 @@ func TestRedteam15SignalsAndFilesCarriedIn(t *testing.T) {
 				t.Errorf("a hook past its deadline, with vigiles started with %s: timed out %v, limit %q, signal %q, exit %d (error %q)", carriedSignalsAndFiles, res.TimedOut, res.LimitHit, res.Signal, res.ExitCode, res.Error)
 			}
 		})
+	}
+}
+
+// TestRedteam15CallersConfinementFailsClosed: a caller may itself be
+// confined (a container runtime's seccomp profile, a Landlock domain of a
+// tool that started it), and the kernel keeps both across execve and
+// fork. Each only takes away, so the hook runs under them as well as
+// under vigiles' own; what matters is that vigiles, where they keep it
+// from building the sandbox, runs no hook at all rather than one with a
+// layer missing. Under a filter that answers EPERM to seccomp(2) the
+// reaper refuses (its filter could not be installed), and so does it
+// under one that answers EPERM to landlock_create_ruleset (a kernel
+// without Landlock answers ENOSYS, on which the read-only mounts alone
+// hold: see docs/security.md); under one that answers EPERM to mount(2)
+// bubblewrap cannot build the sandbox; under a Landlock domain that lets
+// nothing be written a root caller's broker cannot lock a sandbox uid's
+// file in /run/vigiles/uids, and an unprivileged caller's bubblewrap
+// cannot write its user namespace's uid map. Each run exits 125 and the
+// hook never runs. (What the last three say is not yet what happened:
+// the mount and uid-map refusals advise turning user namespaces on, and
+// the lock's reads as all 65,536 sandbox uids in use; the test logs it
+// and asserts only that nothing ran.)
+func TestRedteam15CallersConfinementFailsClosed(t *testing.T) {
+	requireBwrap(t)
+	requireRoot(t, "the test's wrapper drops to nobody before it confines itself, as root")
+	requireTools(t, "python3")
+	for _, c := range []struct{ name, settings, refusal string }{
+		{"seccomp(2) denied", "deny=seccomp", "installing the seccomp filter"},
+		{"landlock_create_ruleset denied", "deny=landlock_create_ruleset", "applying Landlock"},
+		{"mount(2) denied", "deny=mount", "bubblewrap"},
+		{"a Landlock domain with nothing writable", "landlock", ""},
+	} {
+		for _, r := range carryRunners(t) {
+			t.Run(c.name+"/"+r.name, func(t *testing.T) {
+				res := underCarriedAny(t, r, c.settings, "sh", "-c", "echo the hook ran")
+				t.Logf("vigiles started with %s: tier %s, exit %d, refusal %q, error %q", c.settings, res.Tier, res.ExitCode, res.Refusal, res.Error)
+				if res.ExitCode != 125 || strings.Contains(res.Stdout, "the hook ran") {
+					t.Errorf("vigiles started with %s: exit %d, stdout %q; want 125 and no hook run", c.settings, res.ExitCode, res.Stdout)
+				}
+				if c.refusal != "" && !strings.Contains(res.Refusal, c.refusal) {
+					t.Errorf("vigiles started with %s: refusal %q, want one that names %q", c.settings, res.Refusal, c.refusal)
+				}
+			})
+		}
 	}
 }
