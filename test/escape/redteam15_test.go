@@ -36,6 +36,9 @@ import (
 //   - fd=N: /dev/null open at descriptor N without close-on-exec;
 //     highfd=N the same above the soft RLIMIT_NOFILE, lowered to 1024
 //     once it is open;
+//   - autogroup=N: a session of its own whose autogroup has the nice
+//     value N (/proc/self/autogroup);
+//   - cpus=C:…: the CPUs it may run on (taskset);
 //   - umask=OCTAL, personality=HEX (setarch -R: ADDR_NO_RANDOMIZE);
 //   - deny=NAME: a seccomp filter of its own, after no_new_privs, that
 //     answers EPERM to the system call NAME (seccomp, mount,
@@ -105,6 +108,18 @@ for kv in filter(None, sys.argv[1].split(",")):
         os.close(fd)
         if k == "highfd":
             resource.setrlimit(resource.RLIMIT_NOFILE, (1024, resource.getrlimit(resource.RLIMIT_NOFILE)[1]))
+    elif k == "autogroup":
+        # A session of its own first, and so an autogroup of its own:
+        # the test's session keeps its own.
+        os.setsid()
+        try:
+            with open("/proc/self/autogroup", "w") as f:
+                f.write(v)
+        except OSError as e:
+            print("an autogroup of its own (CONFIG_SCHED_AUTOGROUP):", e, file=sys.stderr)
+            sys.exit(3)
+    elif k == "cpus":
+        os.sched_setaffinity(0, {int(c) for c in v.split(":")})
     elif k == "umask":
         os.umask(int(v, 8))
     elif k == "personality":
@@ -187,10 +202,16 @@ func carryRunners(t *testing.T) []runner {
 	return rs
 }
 
-// schedHook prints the nice value and the policy of its own process
-// (/proc/self/stat's 19th and 41st fields), its I/O class and level
-// (ionice), and its slice where the kernel has one.
-var schedHook = []string{"sh", "-c", `sed 's/.*) //' /proc/self/stat | cut -d' ' -f17,39; ionice; grep -h '^se.slice' /proc/self/sched | tr -s ' '; true`}
+// schedHook prints, a line each, what the kernel schedules its own
+// process by: "stat NICE POLICY" (/proc/self/stat's 19th and 41st
+// fields), "io" and its I/O class and level (ionice), "slice" and its
+// slice in nanoseconds where the kernel has one, "autogroup" and its
+// autogroup's nice value, and "cpus" and the CPUs it may run on.
+var schedHook = []string{"sh", "-c", `echo "stat $(sed 's/.*) //' /proc/self/stat | cut -d' ' -f17,39)"
+echo "io $(ionice)"
+echo "slice $(grep -h '^se.slice' /proc/self/sched | tr -s ' ' | cut -d' ' -f3)"
+echo "autogroup $(cut -d' ' -f2- /proc/self/autogroup 2>&1)"
+echo "cpus $(grep Cpus_allowed_list /proc/self/status | cut -f2)"`}
 
 // TestRedteam15SchedulingCarriedInIsNormal: the fifteenth round started
 // vigiles as a caller may (a user's chrt, nice or ionice, a service
@@ -205,49 +226,53 @@ var schedHook = []string{"sh", "-c", `sed 's/.*) //' /proc/self/stat | cut -d' '
 // (the test reads the policy, and spins nothing). The reaper now gives
 // the command SCHED_OTHER at a nice value of at least 0, and the I/O
 // class none. What is below normal is the caller's choice and stays, and
-// what the hook could set itself is pinned as it comes (a positive nice
+// what the hook could set itself is pinned as it comes: a positive nice
 // value, SCHED_BATCH, SCHED_IDLE, the idle and best-effort I/O classes,
-// a fair task's slice of its own choosing, 0.1 to 100 ms).
+// a fair task's slice of its own choosing (0.1 to 100 ms), and the CPUs
+// the caller narrowed it to (taskset; the hook may widen them again
+// within its cpuset, as any process may). A caller's autogroup at nice
+// -10 (its session's share of the CPUs, where the kernel groups by
+// session) does not reach the hook, which starts in a session and so an
+// autogroup of its own, at nice 0.
 func TestRedteam15SchedulingCarriedInIsNormal(t *testing.T) {
 	requireBwrap(t)
 	requireRoot(t, "the test's wrapper gives itself a realtime policy, a negative nice value and the realtime I/O class before it starts vigiles")
 	requireTools(t, "python3", "ionice")
 	for _, c := range []struct {
 		name, settings string
-		// stat is "NICE POLICY" as the hook reads it; io and slice, where
-		// set, its ionice line and its se.slice line.
-		stat, io, slice string
+		// want is what the hook prints for each of schedHook's lines
+		// that the case checks.
+		want map[string]string
 	}{
-		{name: "SCHED_FIFO", settings: "nice=0,fifo=10", stat: "0 0"},
-		{name: "SCHED_RR at nice -5", settings: "nice=-5,rr=10", stat: "0 0"},
-		{name: "nice -10", settings: "nice=-10", stat: "0 0"},
-		{name: "realtime I/O class", settings: "nice=0,io=1.4", stat: "0 0", io: "none: prio 0"},
-		{name: "SCHED_FIFO at nice 5", settings: "nice=5,fifo=10", stat: "5 0"},
-		{name: "SCHED_FIFO with SCHED_RESET_ON_FORK", settings: "nice=0,fiforeset=10", stat: "0 0"},
-		{name: "SCHED_BATCH at nice 5", settings: "nice=5,batch", stat: "5 3"},
-		{name: "SCHED_IDLE", settings: "nice=0,idle", stat: "0 5"},
-		{name: "idle I/O class", settings: "nice=0,io=3.0", stat: "0 0", io: "idle"},
-		{name: "best-effort I/O class at level 0", settings: "nice=0,io=2.0", stat: "0 0", io: "best-effort: prio 0"},
-		{name: "a slice of 100 ms", settings: "nice=0,slice=100000000", stat: "0 0", slice: "se.slice : 100000000"},
+		{"SCHED_FIFO", "nice=0,fifo=10", map[string]string{"stat": "0 0"}},
+		{"SCHED_RR at nice -5", "nice=-5,rr=10", map[string]string{"stat": "0 0"}},
+		{"nice -10", "nice=-10", map[string]string{"stat": "0 0"}},
+		{"realtime I/O class", "nice=0,io=1.4", map[string]string{"stat": "0 0", "io": "none: prio 0"}},
+		{"SCHED_FIFO at nice 5", "nice=5,fifo=10", map[string]string{"stat": "5 0"}},
+		{"SCHED_FIFO with SCHED_RESET_ON_FORK", "nice=0,fiforeset=10", map[string]string{"stat": "0 0"}},
+		{"SCHED_BATCH at nice 5", "nice=5,batch", map[string]string{"stat": "5 3"}},
+		{"SCHED_IDLE", "nice=0,idle", map[string]string{"stat": "0 5"}},
+		{"idle I/O class", "nice=0,io=3.0", map[string]string{"stat": "0 0", "io": "idle"}},
+		{"best-effort I/O class at level 0", "nice=0,io=2.0", map[string]string{"stat": "0 0", "io": "best-effort: prio 0"}},
+		{"a slice of 100 ms", "nice=0,slice=100000000", map[string]string{"stat": "0 0", "slice": "100000000"}},
+		{"an autogroup at nice -10", "nice=0,autogroup=-10", map[string]string{"stat": "0 0", "autogroup": "nice 0"}},
+		{"CPU 0 alone", "nice=0,cpus=0", map[string]string{"stat": "0 0", "cpus": "0"}},
 	} {
 		for _, r := range carryRunners(t) {
 			t.Run(c.name+"/"+r.name, func(t *testing.T) {
 				res := underCarried(t, r, c.settings, schedHook...)
-				lines := strings.Split(strings.TrimSpace(res.Stdout), "\n")
-				if len(lines) < 2 {
-					t.Fatalf("the hook printed %q", res.Stdout)
+				got := map[string]string{}
+				for _, l := range strings.Split(strings.TrimSpace(res.Stdout), "\n") {
+					k, v, _ := strings.Cut(l, " ")
+					got[k] = v
 				}
-				if lines[0] != c.stat {
-					t.Errorf("vigiles started with %s: the hook's nice value and policy are %q, want %q", c.settings, lines[0], c.stat)
+				for k, want := range c.want {
+					if got[k] != want {
+						t.Errorf("vigiles started with %s: the hook's %s is %q, want %q (it printed %q)", c.settings, k, got[k], want, res.Stdout)
+					}
 				}
-				if c.io != "" && lines[1] != c.io {
-					t.Errorf("vigiles started with %s: the hook's I/O priority is %q, want %q", c.settings, lines[1], c.io)
-				}
-				if strings.HasPrefix(lines[1], "realtime") {
-					t.Errorf("vigiles started with %s: the hook's I/O priority is %q", c.settings, lines[1])
-				}
-				if c.slice != "" && (len(lines) < 3 || lines[2] != c.slice) {
-					t.Errorf("vigiles started with %s: the hook's slice: %q, want %q", c.settings, res.Stdout, c.slice)
+				if strings.HasPrefix(got["io"], "realtime") {
+					t.Errorf("vigiles started with %s: the hook's I/O priority is %q", c.settings, got["io"])
 				}
 			})
 		}
