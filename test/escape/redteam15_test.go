@@ -206,12 +206,15 @@ func carryRunners(t *testing.T) []runner {
 // process by: "stat NICE POLICY" (/proc/self/stat's 19th and 41st
 // fields), "io" and its I/O class and level (ionice), "slice" and its
 // slice in nanoseconds where the kernel has one, "autogroup" and its
-// autogroup's nice value, and "cpus" and the CPUs it may run on.
+// autogroup's nice value, "cpus" and the CPUs it may run on, and
+// "reaper" and each "NICE POLICY" the reaper's threads have (pid 1 of
+// its pid namespace: /proc/1/task).
 var schedHook = []string{"sh", "-c", `echo "stat $(sed 's/.*) //' /proc/self/stat | cut -d' ' -f17,39)"
 echo "io $(ionice)"
 echo "slice $(grep -h '^se.slice' /proc/self/sched | tr -s ' ' | cut -d' ' -f3)"
 echo "autogroup $(cut -d' ' -f2- /proc/self/autogroup 2>&1)"
-echo "cpus $(grep Cpus_allowed_list /proc/self/status | cut -f2)"`}
+echo "cpus $(grep Cpus_allowed_list /proc/self/status | cut -f2)"
+echo "reaper $(for t in /proc/1/task/*/stat; do sed 's/.*) //' $t | cut -d' ' -f17,39; done | sort -u | paste -sd,)"`}
 
 // TestRedteam15SchedulingCarriedInIsNormal: the fifteenth round started
 // vigiles as a caller may (a user's chrt, nice or ionice, a service
@@ -223,9 +226,10 @@ echo "cpus $(grep Cpus_allowed_list /proc/self/status | cut -f2)"`}
 // -10, and in the realtime I/O class ("realtime: prio 4"), for root and
 // nobody alike; a hook spinning on each CPU at SCHED_FIFO would hold
 // them against every host process but the 5 % realtime throttling leaves
-// (the test reads the policy, and spins nothing). The reaper now gives
-// the command SCHED_OTHER at a nice value of at least 0, and the I/O
-// class none. What is below normal is the caller's choice and stays, and
+// (the test reads the policy, and spins nothing), and so did the
+// reaper's threads, whose work the hook's processes drive. The reaper now
+// gives itself and so the command SCHED_OTHER at a nice value of at
+// least 0, and the I/O class none. What is below normal is the caller's choice and stays, and
 // what the hook could set itself is pinned as it comes: a positive nice
 // value, SCHED_BATCH, SCHED_IDLE, the idle and best-effort I/O classes,
 // a fair task's slice of its own choosing (0.1 to 100 ms), and the CPUs
@@ -270,6 +274,9 @@ func TestRedteam15SchedulingCarriedInIsNormal(t *testing.T) {
 					if got[k] != want {
 						t.Errorf("vigiles started with %s: the hook's %s is %q, want %q (it printed %q)", c.settings, k, got[k], want, res.Stdout)
 					}
+				}
+				if got["reaper"] != c.want["stat"] {
+					t.Errorf("vigiles started with %s: the reaper's threads' nice values and policies are %q, want %q", c.settings, got["reaper"], c.want["stat"])
 				}
 				if strings.HasPrefix(got["io"], "realtime") {
 					t.Errorf("vigiles started with %s: the hook's I/O priority is %q", c.settings, got["io"])

@@ -878,67 +878,83 @@ func noMergeAny() error {
 
 // Scheduling policies and I/O classes (sched_setattr(2), ioprio_set(2)).
 const (
-	schedFIFO       = 1
-	schedRR         = 2
-	schedDeadline   = 6
-	ioprioWhoThread = 1 // IOPRIO_WHO_PROCESS, which with 0 names the calling thread
-	ioprioClassRT   = 1
-	ioprioClassOf   = 13 // IOPRIO_CLASS_SHIFT; the class is the three bits from there
+	schedFIFO     = 1
+	schedRR       = 2
+	schedDeadline = 6
+	ioprioWhoTask = 1 // IOPRIO_WHO_PROCESS, which names a thread by its id
+	ioprioClassRT = 1
+	ioprioClassOf = 13 // IOPRIO_CLASS_SHIFT; the class is the three bits from there
 )
 
-// normalScheduling gives this thread, from which the command is forked,
-// the scheduling of a process that nobody raised, wherever the caller's
-// would give the command more of the host than that: a realtime or
-// deadline policy becomes SCHED_OTHER, a nice value below 0 becomes 0,
-// and the realtime I/O class becomes none (the I/O priority then follows
-// the nice value). The kernel keeps all three across execve and hands
-// them to each child, and the sandbox's RLIMIT_RTPRIO and RLIMIT_NICE of
-// 0 stop only a raise: vigiles started under chrt -f, nice -n -10 or
-// ionice -c 1 (a service manager's CPUSchedulingPolicy=fifo, Nice=-10,
-// IOSchedulingClass=realtime) handed the policy, the nice value and the
-// I/O class through bubblewrap and the init to the command, whose
-// spinning processes at SCHED_FIFO would hold their CPUs against every
-// process of the host but the 5 % the kernel's realtime throttling
-// leaves. Lowering asks no privilege. What is already below normal
-// (SCHED_BATCH, SCHED_IDLE, a nice value above 0, the idle I/O class) is
-// the caller's choice and stays, and so does SCHED_RESET_ON_FORK, which
-// only a privileged process may clear.
+// normalScheduling gives the reaper's threads, and so the command, which
+// is forked from this one, the scheduling of a process that nobody
+// raised, wherever the caller's would give them more of the host than
+// that: a realtime or deadline policy becomes SCHED_OTHER, a nice value
+// below 0 becomes 0, and the realtime I/O class becomes none (the I/O
+// priority then follows the nice value). The kernel keeps all three
+// across execve and hands them to each child, and the sandbox's
+// RLIMIT_RTPRIO and RLIMIT_NICE of 0 stop only a raise: vigiles started
+// under chrt -f, nice -n -10 or ionice -c 1 (a service manager's
+// CPUSchedulingPolicy=fifo, Nice=-10, IOSchedulingClass=realtime) handed
+// the policy, the nice value and the I/O class through bubblewrap and the
+// init to the command, whose spinning processes at SCHED_FIFO would hold
+// their CPUs against every process of the host but the 5 % the kernel's
+// realtime throttling leaves. The reaper's other threads, whose work (the
+// task count, the wait, the linger's scan) the command's processes
+// drive, are put back as well, as far as they can be: a thread the Go
+// runtime starts later is cloned from one of them. Lowering asks no
+// privilege. What is already below normal (SCHED_BATCH, SCHED_IDLE, a
+// nice value above 0, the idle I/O class) is the caller's choice and
+// stays, and so does SCHED_RESET_ON_FORK, which only a privileged
+// process may clear.
 func normalScheduling() error {
-	attr, err := unix.SchedGetAttr(0, 0)
+	self := unix.Gettid()
+	ents, _ := os.ReadDir("/proc/self/task")
+	for _, e := range ents {
+		if tid, err := strconv.Atoi(e.Name()); err == nil && tid != self {
+			normalTask(tid) // best effort: the command is not forked from it
+		}
+	}
+	return normalTask(self)
+}
+
+// normalTask is normalScheduling for the thread tid.
+func normalTask(tid int) error {
+	attr, err := unix.SchedGetAttr(tid, 0)
 	if err != nil {
 		return fmt.Errorf("reading the scheduling policy: %w", err)
 	}
 	// getpriority answers 20 minus the nice value, which a realtime
 	// task keeps too (sched_getattr gives it only for a fair one).
-	prio, err := unix.Getpriority(unix.PRIO_PROCESS, 0)
+	prio, err := unix.Getpriority(unix.PRIO_PROCESS, tid)
 	if err != nil {
 		return fmt.Errorf("reading the nice value: %w", err)
 	}
-	nice := max(20-prio, 0)
+	nice := 20 - prio
 	switch attr.Policy {
 	case schedFIFO, schedRR, schedDeadline:
 		normal := unix.SchedAttr{
 			Size:   unix.SizeofSchedAttr,
 			Policy: unix.SCHED_NORMAL,
 			Flags:  attr.Flags & unix.SCHED_FLAG_RESET_ON_FORK,
-			Nice:   int32(nice),
+			Nice:   int32(max(nice, 0)),
 		}
-		if err := unix.SchedSetAttr(0, &normal, 0); err != nil {
+		if err := unix.SchedSetAttr(tid, &normal, 0); err != nil {
 			return fmt.Errorf("setting the scheduling policy to SCHED_OTHER, from %d: %w", attr.Policy, err)
 		}
 	default:
-		if 20-prio < 0 {
-			if err := unix.Setpriority(unix.PRIO_PROCESS, 0, 0); err != nil {
-				return fmt.Errorf("setting the nice value to 0, from %d: %w", 20-prio, err)
+		if nice < 0 {
+			if err := unix.Setpriority(unix.PRIO_PROCESS, tid, 0); err != nil {
+				return fmt.Errorf("setting the nice value to 0, from %d: %w", nice, err)
 			}
 		}
 	}
-	ioprio, _, e := unix.RawSyscall(unix.SYS_IOPRIO_GET, ioprioWhoThread, 0, 0)
+	ioprio, _, e := unix.RawSyscall(unix.SYS_IOPRIO_GET, ioprioWhoTask, uintptr(tid), 0)
 	if e != 0 {
 		return fmt.Errorf("reading the I/O priority: %w", e)
 	}
 	if ioprio>>ioprioClassOf&7 == ioprioClassRT {
-		if _, _, e := unix.RawSyscall(unix.SYS_IOPRIO_SET, ioprioWhoThread, 0, 0); e != 0 {
+		if _, _, e := unix.RawSyscall(unix.SYS_IOPRIO_SET, ioprioWhoTask, uintptr(tid), 0); e != 0 {
 			return fmt.Errorf("leaving the realtime I/O class: %w", e)
 		}
 	}
