@@ -39,6 +39,8 @@ import (
 //   - autogroup=N: a session of its own whose autogroup has the nice
 //     value N (/proc/self/autogroup);
 //   - cpus=C:…: the CPUs it may run on (taskset);
+//   - thpoff: no transparent huge pages (PR_SET_THP_DISABLE);
+//   - slack=NS: a timer slack of NS nanoseconds (PR_SET_TIMERSLACK);
 //   - umask=OCTAL, personality=HEX (setarch -R: ADDR_NO_RANDOMIZE);
 //   - deny=NAME: a seccomp filter of its own, after no_new_privs, that
 //     answers EPERM to the system call NAME (seccomp, mount,
@@ -120,6 +122,12 @@ for kv in filter(None, sys.argv[1].split(",")):
             sys.exit(3)
     elif k == "cpus":
         os.sched_setaffinity(0, {int(c) for c in v.split(":")})
+    elif k == "thpoff":
+        if libc.prctl(41, 1, 0, 0, 0) != 0:
+            lacks("PR_SET_THP_DISABLE")
+    elif k == "slack":
+        if libc.prctl(29, int(v), 0, 0, 0) != 0:
+            lacks("PR_SET_TIMERSLACK")
     elif k == "umask":
         os.umask(int(v, 8))
     elif k == "personality":
@@ -290,8 +298,9 @@ func TestRedteam15SchedulingCarriedInIsNormal(t *testing.T) {
 // starts vigiles with: SIGTERM, SIGINT, SIGHUP and SIGQUIT ignored,
 // SIGTERM, SIGUSR1 and SIGINT blocked, /dev/null open at descriptors 1000
 // and 5000 (above the soft RLIMIT_NOFILE of 1024) without close-on-exec,
-// a umask of 077 and the personality ADDR_NO_RANDOMIZE (setarch -R).
-const carriedSignalsAndFiles = "ignore=TERM:INT:HUP:QUIT,block=TERM:USR1:INT,fd=1000,highfd=5000,umask=077,personality=0040000"
+// a umask of 077, the personality ADDR_NO_RANDOMIZE (setarch -R), no
+// transparent huge pages and a timer slack of 1 ns.
+const carriedSignalsAndFiles = "ignore=TERM:INT:HUP:QUIT,block=TERM:USR1:INT,fd=1000,highfd=5000,umask=077,personality=0040000,thpoff,slack=1"
 
 // TestRedteam15SignalsAndFilesCarriedIn: what else of its process a
 // caller hands on through execve and fork, read by the hook, with why it
@@ -311,11 +320,12 @@ const carriedSignalsAndFiles = "ignore=TERM:INT:HUP:QUIT,block=TERM:USR1:INT,fd=
 //     /proc/self/fd through), as the close-on-exec sweeps of the broker,
 //     the init and the reaper (close_range to the highest descriptor)
 //     leave it;
-//   - the umask (077) and the personality (ADDR_NO_RANDOMIZE) come to the
-//     hook as the caller set them: each is the hook's own process's, the
-//     first its files' modes in its own scratch, the second its own
-//     address space's layout, and the hook may set either itself
-//     (umask, personality).
+//   - the umask (077), the personality (ADDR_NO_RANDOMIZE), transparent
+//     huge pages off and the timer slack (1 ns) come to the hook as the
+//     caller set them: each is the hook's own process's (its files' modes
+//     in its own scratch, its own address space's layout, its own timers'
+//     precision), and the hook may set each itself (umask, personality,
+//     prctl's PR_SET_THP_DISABLE and PR_SET_TIMERSLACK).
 func TestRedteam15SignalsAndFilesCarriedIn(t *testing.T) {
 	requireBwrap(t)
 	requireRoot(t, "the test's wrapper drops to nobody after it set what it hands on, as root")
@@ -323,8 +333,8 @@ func TestRedteam15SignalsAndFilesCarriedIn(t *testing.T) {
 	for _, r := range carryRunners(t) {
 		t.Run(r.name, func(t *testing.T) {
 			res := underCarried(t, r, carriedSignalsAndFiles, "sh", "-c",
-				`grep -E '^Sig(Blk|Ign)' /proc/self/status; echo $(ls /proc/self/fd); umask; cat /proc/self/personality`)
-			want := "SigBlk:\t0000000000000000\nSigIgn:\t0000000000000000\n0 1 2 3\n0077\n00040000\n"
+				`grep -E '^(Sig(Blk|Ign)|THP_enabled)' /proc/self/status; echo $(ls /proc/self/fd); umask; cat /proc/self/personality /proc/self/timerslack_ns`)
+			want := "THP_enabled:\t0\nSigBlk:\t0000000000000000\nSigIgn:\t0000000000000000\n0 1 2 3\n0077\n00040000\n1\n"
 			if res.Stdout != want {
 				t.Errorf("the hook, with vigiles started with %s:\n%s\nwant\n%s", carriedSignalsAndFiles, res.Stdout, want)
 			}
