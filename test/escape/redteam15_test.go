@@ -1,6 +1,7 @@
 package escape
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -8,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -388,4 +390,138 @@ func TestRedteam15CallersConfinementFailsClosed(t *testing.T) {
 			})
 		}
 	}
+}
+
+// TestRedteam15VigilesOwnProcessesLeaveRealtime: the reaper puts the
+// hook's scheduling back to normal (TestRedteam15SchedulingCarriedInIsNormal),
+// and vigiles' own processes leave a caller's realtime policy and negative
+// nice value too: the broker, bubblewrap and the init, whose egress layer
+// (the DNS stub, the recording proxy, the record) and output reading the
+// hook's traffic and output drive, kept SCHED_FIFO (a host-side read of
+// every thread of the run's processes, while the hook slept: the broker's
+// 6 threads, both bubblewrap processes and the init's 5), so a hook that
+// flooded them held the host's CPUs through them. The test reads, from the
+// host, every thread of every process the wrapper's vigiles started while
+// the hook sleeps.
+func TestRedteam15VigilesOwnProcessesLeaveRealtime(t *testing.T) {
+	requireBwrap(t)
+	requireRoot(t, "the test's wrapper gives itself a realtime policy and a negative nice value before it starts vigiles")
+	requireTools(t, "python3")
+	for _, r := range carryRunners(t) {
+		t.Run(r.name, func(t *testing.T) {
+			settings := "nice=-5,fifo=10"
+			dir := workTree(t)
+			who := "-"
+			if r.cred != nil {
+				who = fmt.Sprintf("%d:%d", r.cred.Uid, r.cred.Gid)
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+			defer cancel()
+			cmd := exec.CommandContext(ctx, "python3", "-c", carryWrapper, settings, who, vigilesBin, "run", "--json", "--workdir", dir,
+				"--egress", "record", "--", "sleep", "4")
+			cmd.Env = []string{"PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"}
+			cmd.Dir = dir
+			var stdout, stderr bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &stdout, &stderr
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			// Every thread of the processes under the wrapper (vigiles
+			// once it execs), read once the hook's sleep runs: "comm
+			// tid: nice policy".
+			var seen []string
+			deadline := time.Now().Add(90 * time.Second)
+			for len(seen) == 0 && time.Now().Before(deadline) {
+				seen = threadsUnder(cmd.Process.Pid, "sleep")
+				if len(seen) == 0 {
+					time.Sleep(20 * time.Millisecond)
+				}
+			}
+			err := cmd.Wait()
+			if ee, ok := err.(*exec.ExitError); ok && ee.ExitCode() == 3 {
+				lacking(t, fmt.Sprintf("what the wrapper was to set (%s): %s", settings, stderr.String()))
+			}
+			var res result
+			if jerr := json.Unmarshal(stdout.Bytes(), &res); jerr != nil || res.Tier != "confined" || res.ExitCode != 0 {
+				t.Fatalf("vigiles started with %s: %v, %v; tier %s exit %d: %s\nstderr: %s", settings, err, jerr, res.Tier, res.ExitCode, stdout.String(), stderr.String())
+			}
+			if len(seen) == 0 {
+				t.Fatal("the hook's sleep was never seen among vigiles' processes")
+			}
+			for _, s := range seen {
+				if !strings.HasSuffix(s, ": 0 0") {
+					t.Errorf("vigiles started with %s: a thread of its run has nice value and policy %s, want 0 0", settings, s)
+				}
+			}
+			t.Logf("%d threads of the run read", len(seen))
+		})
+	}
+}
+
+// threadsUnder is, once a process named hook runs among pid's
+// descendants, every thread of pid and its descendants as "comm tid: nice
+// policy" (/proc/TID/stat's fields 19 and 41); nil before.
+func threadsUnder(pid int, hook string) []string {
+	ents, _ := os.ReadDir("/proc")
+	parent := map[int]int{}
+	comm := map[int]string{}
+	for _, e := range ents {
+		p, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		b, err := os.ReadFile("/proc/" + e.Name() + "/stat")
+		if err != nil {
+			continue
+		}
+		s := string(b)
+		i, j := strings.IndexByte(s, '('), strings.LastIndexByte(s, ')')
+		if i < 0 || j < i {
+			continue
+		}
+		f := strings.Fields(s[j+2:])
+		if len(f) < 2 {
+			continue
+		}
+		pp, _ := strconv.Atoi(f[1])
+		parent[p], comm[p] = pp, s[i+1:j]
+	}
+	under := func(p int) bool {
+		for n := 0; p > 1 && n < 64; n++ {
+			if p == pid {
+				return true
+			}
+			p = parent[p]
+		}
+		return false
+	}
+	var procs []int
+	found := false
+	for p := range parent {
+		if under(p) {
+			procs = append(procs, p)
+			found = found || comm[p] == hook
+		}
+	}
+	if !found {
+		return nil
+	}
+	var out []string
+	for _, p := range procs {
+		tasks, _ := os.ReadDir(fmt.Sprintf("/proc/%d/task", p))
+		for _, tk := range tasks {
+			b, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%s/stat", p, tk.Name()))
+			if err != nil {
+				continue
+			}
+			s := string(b)
+			j := strings.LastIndexByte(s, ')')
+			f := strings.Fields(s[j+2:])
+			if len(f) < 39 {
+				continue
+			}
+			out = append(out, fmt.Sprintf("%s %s: %s %s", comm[p], tk.Name(), f[16], f[38]))
+		}
+	}
+	return out
 }

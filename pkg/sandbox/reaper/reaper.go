@@ -840,7 +840,7 @@ func confineSelf(cfg Config, l Limits, filter []unix.SockFilter) error {
 	if err := noMergeAny(); err != nil {
 		return err
 	}
-	if err := normalScheduling(); err != nil {
+	if err := NormalScheduling(); err != nil {
 		return err
 	}
 	if err := dropCapabilities(); err != nil {
@@ -886,8 +886,9 @@ const (
 	ioprioClassOf = 13 // IOPRIO_CLASS_SHIFT; the class is the three bits from there
 )
 
-// normalScheduling gives the reaper's threads, and so the command, which
-// is forked from this one, the scheduling of a process that nobody
+// NormalScheduling gives the calling process's threads (the reaper's,
+// and so the command, which is forked from this one; the broker's, and so
+// bubblewrap and the init) the scheduling of a process that nobody
 // raised, wherever the caller's would give them more of the host than
 // that: a realtime or deadline policy becomes SCHED_OTHER, a nice value
 // below 0 becomes 0, and the realtime I/O class becomes none (the I/O
@@ -899,15 +900,16 @@ const (
 // the policy, the nice value and the I/O class through bubblewrap and the
 // init to the command, whose spinning processes at SCHED_FIFO would hold
 // their CPUs against every process of the host but the 5 % the kernel's
-// realtime throttling leaves. The reaper's other threads, whose work (the
-// task count, the wait, the linger's scan) the command's processes
-// drive, are put back as well, as far as they can be: a thread the Go
-// runtime starts later is cloned from one of them. Lowering asks no
+// realtime throttling leaves. The process's other threads, whose work
+// the command's processes drive (the reaper's task count, wait and
+// linger's scan; the broker's reading of the output), are put back as
+// well, as far as they can be: a thread the Go runtime starts later is
+// cloned from one of them. Lowering asks no
 // privilege. What is already below normal (SCHED_BATCH, SCHED_IDLE, a
 // nice value above 0, the idle I/O class) is the caller's choice and
 // stays, and so does SCHED_RESET_ON_FORK, which only a privileged
 // process may clear.
-func normalScheduling() error {
+func NormalScheduling() error {
 	self := unix.Gettid()
 	ents, _ := os.ReadDir("/proc/self/task")
 	for _, e := range ents {
@@ -918,7 +920,7 @@ func normalScheduling() error {
 	return normalTask(self)
 }
 
-// normalTask is normalScheduling for the thread tid.
+// normalTask is NormalScheduling for the thread tid.
 func normalTask(tid int) error {
 	attr, err := unix.SchedGetAttr(tid, 0)
 	if err != nil {
