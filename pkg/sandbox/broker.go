@@ -583,9 +583,9 @@ func runConfined(ctx context.Context, spec Spec, bwrap, cwd string, gate *turnGa
 			if id, file := unmappedSandboxID(); file != "" {
 				return fail(fmt.Errorf("%w: %s", ErrRefused, unmappedRefusal(spec.Dir, id, file)))
 			}
-			uid, ok := sandboxUIDs.take()
-			if !ok {
-				return fail(fmt.Errorf("%d sandboxes run at once: no unprivileged uid is left for another", SandboxUIDs))
+			uid, err := sandboxUIDs.take()
+			if err != nil {
+				return fail(err)
 			}
 			defer sandboxUIDs.release(uid)
 			cred = &syscall.Credential{Uid: uid, Gid: uid, Groups: []uint32{}}

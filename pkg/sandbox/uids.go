@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -34,9 +35,13 @@ type uidSlots struct {
 	dirOK   bool
 }
 
-// take returns a free uid, or false when every one is held; release gives
-// it back.
-func (s *uidSlots) take() (uint32, bool) {
+// take returns a free uid; release gives it back. It fails where every
+// one is held (errNoUID), and where a uid's lock file can be neither made
+// nor opened for another reason than another broker's lock (a directory
+// the caller's own Landlock domain or a read-only bind keeps it from
+// writing), naming that: each uid would fail alike, and "every uid is
+// held" would send the user after sandboxes that are not running.
+func (s *uidSlots) take() (uint32, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.used == nil {
@@ -51,15 +56,20 @@ func (s *uidSlots) take() (uint32, bool) {
 		var f *os.File
 		if s.dirOK {
 			var err error
-			if f, err = lockUID(s.dir, uid); err != nil {
+			if f, err = lockUID(s.dir, uid); errors.Is(err, syscall.EWOULDBLOCK) {
 				continue // another broker's run holds it
+			} else if err != nil {
+				return 0, fmt.Errorf("claiming uid %d for the sandbox in %s: %w", uid, s.dir, err)
 			}
 		}
 		s.used[uid] = f
-		return uid, true
+		return uid, nil
 	}
-	return 0, false
+	return 0, errNoUID
 }
+
+// errNoUID is take's error where every SandboxUID uid is held.
+var errNoUID = fmt.Errorf("%d sandboxes run at once: no unprivileged uid is left for another", SandboxUIDs)
 
 func (s *uidSlots) release(uid uint32) {
 	s.mu.Lock()
@@ -112,7 +122,8 @@ func lockUID(dir string, uid uint32) (*os.File, error) {
 		}
 		f.Close()
 		if try == 10 {
-			return nil, errors.New(path + " keeps changing under its lock")
+			// Other brokers' runs keep taking and freeing it: as held.
+			return nil, fmt.Errorf("%s keeps changing under its lock: %w", path, syscall.EWOULDBLOCK)
 		}
 	}
 }

@@ -1,8 +1,13 @@
 package sandbox
 
 import (
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -13,9 +18,9 @@ func TestUIDSlots(t *testing.T) {
 	s := &uidSlots{base: SandboxUID + SandboxUIDs - 2}
 	take := func() uint32 {
 		t.Helper()
-		uid, ok := s.take()
-		if !ok {
-			t.Fatal("no uid left")
+		uid, err := s.take()
+		if err != nil {
+			t.Fatal(err)
 		}
 		return uid
 	}
@@ -31,8 +36,8 @@ func TestUIDSlots(t *testing.T) {
 	for i := uint32(0); i < SandboxUIDs; i++ {
 		full.used[SandboxUID+i] = nil
 	}
-	if uid, ok := full.take(); ok {
-		t.Errorf("took %d with every uid held", uid)
+	if uid, err := full.take(); !errors.Is(err, errNoUID) {
+		t.Errorf("took %d (%v) with every uid held", uid, err)
 	}
 	if w := sandboxUIDs.base; w < SandboxUID || w >= SandboxUID+SandboxUIDs || (w-SandboxUID)%256 != 0 {
 		t.Errorf("this process's window starts at %d", w)
@@ -76,5 +81,24 @@ func TestUIDSlotsOfTwoBrokers(t *testing.T) {
 	}
 	if err := lockDir(open); err == nil {
 		t.Errorf("a lock directory anyone may write to was accepted")
+	}
+}
+
+// TestUIDSlotsNameWhatKeepsThemFromTheirFiles: a uid's lock file that
+// cannot be opened for another reason than another broker's lock (here a
+// directory in its place; a caller's own Landlock domain that keeps
+// vigiles from writing gives EACCES alike) fails the run with that
+// reason, where every uid was tried in turn and the run was refused as
+// if 65,536 sandboxes ran at once.
+func TestUIDSlotsNameWhatKeepsThemFromTheirFiles(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "uids")
+	base := uint32(SandboxUID + 768)
+	if err := os.MkdirAll(filepath.Join(dir, strconv.FormatUint(uint64(base), 10)), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	s := &uidSlots{base: base, dir: dir}
+	uid, err := s.take()
+	if err == nil || errors.Is(err, errNoUID) || !strings.Contains(err.Error(), fmt.Sprintf("claiming uid %d", base)) || !errors.Is(err, syscall.EISDIR) {
+		t.Errorf("took %d, %v; want the error of uid %d's lock file", uid, err, base)
 	}
 }
