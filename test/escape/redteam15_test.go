@@ -167,25 +167,9 @@ func underCarried(t *testing.T, r runner, settings string, hook ...string) resul
 // may start with vigiles' own flags, before a "--".
 func underCarriedAny(t *testing.T, r runner, settings string, args ...string) result {
 	t.Helper()
-	dir := workTree(t)
-	who := "-"
-	if r.cred != nil {
-		who = fmt.Sprintf("%d:%d", r.cred.Uid, r.cred.Gid)
-	}
-	if r.owner != nil {
-		filepath.Walk(dir, func(p string, _ os.FileInfo, _ error) error {
-			return os.Lchown(p, int(r.owner.Uid), int(r.owner.Gid))
-		})
-	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	if !slices.Contains(args, "--") {
-		args = append([]string{"--"}, args...)
-	}
-	cmd := exec.CommandContext(ctx, "python3", append([]string{"-c", carryWrapper, settings, who, vigilesBin, "run", "--json", "--workdir", dir}, args...)...)
-	cmd.Env = []string{"PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"}
-	cmd.Dir = dir
-	out, err := cmd.Output()
+	out, err := carriedCommand(ctx, t, r, settings, args...).Output()
 	if ee, ok := err.(*exec.ExitError); ok && ee.ExitCode() == 3 {
 		lacking(t, fmt.Sprintf("what the wrapper was to set (%s): %s", settings, ee.Stderr))
 	}
@@ -198,6 +182,29 @@ func underCarriedAny(t *testing.T, r runner, settings string, args ...string) re
 		t.Fatalf("vigiles started with %s: %v; no JSON result (%v): %s\nstderr: %s", settings, err, jerr, out, stderr)
 	}
 	return res
+}
+
+// carriedCommand is `vigiles run --json ARGS` in a fresh work tree (r's
+// where r names an owner), started as r by carryWrapper with settings.
+func carriedCommand(ctx context.Context, t *testing.T, r runner, settings string, args ...string) *exec.Cmd {
+	t.Helper()
+	dir := workTree(t)
+	who := "-"
+	if r.cred != nil {
+		who = fmt.Sprintf("%d:%d", r.cred.Uid, r.cred.Gid)
+	}
+	if r.owner != nil {
+		filepath.Walk(dir, func(p string, _ os.FileInfo, _ error) error {
+			return os.Lchown(p, int(r.owner.Uid), int(r.owner.Gid))
+		})
+	}
+	if !slices.Contains(args, "--") {
+		args = append([]string{"--"}, args...)
+	}
+	cmd := exec.CommandContext(ctx, "python3", append([]string{"-c", carryWrapper, settings, who, vigilesBin, "run", "--json", "--workdir", dir}, args...)...)
+	cmd.Env = []string{"PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"}
+	cmd.Dir = dir
+	return cmd
 }
 
 // carryRunners are root and, where the test runs as root, nobody: the
@@ -410,17 +417,9 @@ func TestRedteam15VigilesOwnProcessesLeaveRealtime(t *testing.T) {
 	for _, r := range carryRunners(t) {
 		t.Run(r.name, func(t *testing.T) {
 			settings := "nice=-5,fifo=10"
-			dir := workTree(t)
-			who := "-"
-			if r.cred != nil {
-				who = fmt.Sprintf("%d:%d", r.cred.Uid, r.cred.Gid)
-			}
 			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 			defer cancel()
-			cmd := exec.CommandContext(ctx, "python3", "-c", carryWrapper, settings, who, vigilesBin, "run", "--json", "--workdir", dir,
-				"--egress", "record", "--", "sleep", "4")
-			cmd.Env = []string{"PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"}
-			cmd.Dir = dir
+			cmd := carriedCommand(ctx, t, r, settings, "--egress", "record", "--", "sleep", "4")
 			var stdout, stderr bytes.Buffer
 			cmd.Stdout, cmd.Stderr = &stdout, &stderr
 			if err := cmd.Start(); err != nil {
