@@ -495,14 +495,7 @@ func runConfined(ctx context.Context, spec Spec, bwrap, cwd string, gate *turnGa
 	res.Tier = TierConfined
 	fsx.CloexecFrom(3) // only what is handed on purpose crosses into the sandbox
 	fail := func(err error) (*Result, error) { return failed(res, TierConfined, err) }
-	// vigiles' own processes leave a realtime policy, a nice value below
-	// 0 or the realtime I/O class that whoever started vigiles gave it,
-	// before bubblewrap and the init are forked from this one: what they
-	// do for the command's output and traffic (the init's DNS stub, proxy
-	// and record) the command drives, and at SCHED_FIFO a command that
-	// floods them would hold the host's CPUs through them. The reaper
-	// does the same for itself and the command.
-	if err := reaper.NormalScheduling(); err != nil {
+	if err := normalScheduling(); err != nil {
 		return fail(fmt.Errorf("%w: giving vigiles' processes normal scheduling: %v; fix: start vigiles without a realtime policy (chrt) or a negative nice value", ErrRefused, err))
 	}
 	if bwrap == "" {
@@ -1363,6 +1356,18 @@ func runConfined(ctx context.Context, spec Spec, bwrap, cwd string, gate *turnGa
 // itself: it starts in a fraction of the full CLI's time. Both must come
 // from the same build.
 const SandboxBinary = "vigiles-sandbox"
+
+// normalScheduling is reaper.NormalScheduling for this process, once:
+// vigiles' own processes leave a realtime policy, a nice value below 0 or
+// the realtime I/O class that whoever started vigiles gave it, before
+// bubblewrap and the init are forked from this one. What they do for the
+// command's output and traffic (the init's DNS stub, proxy and record)
+// the command drives, and at SCHED_FIFO a command that floods them would
+// hold the host's CPUs through them. Once is enough: a thread Go starts
+// later is cloned from one put back, so an audit's later runs need not
+// read every thread again. The reaper does the same for itself and the
+// command.
+var normalScheduling = sync.OnceValue(reaper.NormalScheduling)
 
 func sandboxExecutable() (string, error) {
 	exe, err := os.Executable()
