@@ -734,9 +734,8 @@ type gitWalk struct {
 	rootFD int             // root's, which an earlier walk's directories are asked relative to
 	t0     int64           // CLOCK_REALTIME_COARSE before the walk, in ns; 0: no directory is trusted
 	kept   map[uint64]bool // by device: whether its file system stamps ctime itself (ctimeKept)
-	dirs   int             // directories recorded
-	listed int             // of them, listed by this walk
-	reused int             // of them, taken unchanged from an earlier walk
+	listed int             // directories listed by this walk
+	reused int             // directories taken unchanged from an earlier walk
 }
 
 // maxGitDepth bounds how deep gitTreesUnder goes: a deeper tree is
@@ -791,7 +790,6 @@ func (w *gitWalk) dir(fd int, rel, path string, depth int, old *treeNode) (*tree
 		// asked for (PATH_MAX) is listed each time, from its parent.
 		n.trusted = len(rel)+1+255 < unix.PathMax && w.trusts(fd, &st)
 	}
-	w.dirs++
 	w.listed++
 	bareNames := 0 // HEAD, objects and config seen, a bit each: bareAt asks what they are
 	err := eachDirent(fd, w.buf, func(name []byte, typ byte) {
@@ -905,7 +903,6 @@ func (w *gitWalk) reuse(rel, path string, depth int, old *treeNode) (*treeNode, 
 	if depth > maxGitDepth {
 		return nil, fmt.Errorf("%s is more than %d directories deep, past what vigiles searches for nested checkouts", w.root, maxGitDepth)
 	}
-	w.dirs++
 	w.reused++
 	if err := w.take(old, path, depth); err != nil {
 		return nil, err

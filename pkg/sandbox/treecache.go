@@ -104,8 +104,8 @@ const zfsSuperMagic = 0x2fc12fc1
 //     (ctimeKept); another's directories are listed at every walk.
 //
 // A walk that fails is not kept; one of more than maxCachedDirs
-// directories neither, nor more than maxKeptWalks roots' walks. Walks may run at once (--jobs): the last to end is
-// kept.
+// directories neither, nor more than maxKeptWalks roots' walks. Walks may
+// run at once (--jobs): the last to end is kept.
 type treeCache struct {
 	mu    sync.Mutex
 	clock int   // a timerfd armed with TFD_TIMER_CANCEL_ON_SET; -1: none yet
@@ -144,7 +144,7 @@ func (c *treeCache) scan(root, skip string) (gits, dotenv []string, err error) {
 		return nil, nil, err
 	}
 	if t0 != 0 {
-		c.keep(key, n, gen, w.dirs)
+		c.keep(key, n, gen, w.listed+w.reused)
 	}
 	return w.out, w.dotenv, nil
 }

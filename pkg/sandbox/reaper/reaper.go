@@ -904,8 +904,8 @@ const (
 // the command's processes drive (the reaper's task count, wait and
 // linger's scan; the broker's reading of the output), are put back as
 // well, as far as they can be: a thread the Go runtime starts later is
-// cloned from one of them. Lowering asks no
-// privilege. What is already below normal (SCHED_BATCH, SCHED_IDLE, a
+// cloned from one of them. Lowering asks no privilege. What is already
+// below normal (SCHED_BATCH, SCHED_IDLE, a
 // nice value above 0, the idle I/O class) is the caller's choice and
 // stays, and so does SCHED_RESET_ON_FORK, which only a privileged
 // process may clear.
