@@ -54,9 +54,9 @@ func sameAsFullWalk(t *testing.T, w *gitWalk, root, skip string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !slices.Equal(w.out, full.out) || !slices.Equal(w.dotenv, full.dotenv) || w.seen != full.seen {
+	if !slices.Equal(w.out, full.out) || !slices.Equal(w.dotenv, full.dotenv) || w.sh.seen.Load() != full.sh.seen.Load() {
 		t.Errorf("the walk from the cache found checkouts %v, dotenv files %v, %d entries; a full walk finds %v, %v, %d",
-			w.out, w.dotenv, w.seen, full.out, full.dotenv, full.seen)
+			w.out, w.dotenv, w.sh.seen.Load(), full.out, full.dotenv, full.sh.seen.Load())
 	}
 }
 

@@ -1,0 +1,96 @@
+package sandbox
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"testing"
+)
+
+// TestWalkSpreadsOverWorkers: a walk of four workers, which hand each
+// other halves of their listings, finds what a walk of one finds (the
+// same checkouts, dotenv files, entries and directories) and records the
+// same nodes, and hands work over at all.
+func TestWalkSpreadsOverWorkers(t *testing.T) {
+	root := t.TempDir()
+	// 40 packages of 25 libraries each, every fifth with a .env, every
+	// seventh a checkout of its own.
+	for i := range 40 {
+		for j := range 25 {
+			d := filepath.Join(root, "node_modules", fmt.Sprintf("p%02d", i), fmt.Sprintf("lib%02d", j))
+			if err := os.MkdirAll(d, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			for k := range 3 {
+				if err := os.WriteFile(filepath.Join(d, fmt.Sprintf("f%d.js", k)), nil, 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if (i*25+j)%5 == 0 {
+				if err := os.WriteFile(filepath.Join(d, ".env.staging"), nil, 0o600); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if (i*25+j)%7 == 0 {
+				if err := os.Mkdir(filepath.Join(d, ".git"), 0o755); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+	}
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	one, oneRoot, err := walkTree(root, "", nil, coarseNow())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(one.out) != 143 || len(one.dotenv) != 200 || one.listed != 1042 || one.handed != 0 {
+		t.Fatalf("a walk of one worker found %d checkouts, %d dotenv files, listed %d directories and handed %d halves over; want 143, 200, 1042, 0",
+			len(one.out), len(one.dotenv), one.listed, one.handed)
+	}
+	runtime.GOMAXPROCS(4)
+	handed := 0
+	for range 5 {
+		four, fourRoot, err := walkTree(root, "", nil, coarseNow())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(four.out, one.out) || !slices.Equal(four.dotenv, one.dotenv) ||
+			four.sh.seen.Load() != one.sh.seen.Load() || four.listed != one.listed {
+			t.Fatalf("a walk of four workers found %d checkouts, %d dotenv files, %d entries in %d directories; one worker %d, %d, %d in %d",
+				len(four.out), len(four.dotenv), four.sh.seen.Load(), four.listed, len(one.out), len(one.dotenv), one.sh.seen.Load(), one.listed)
+		}
+		if d := sameNodes(oneRoot, fourRoot, "."); d != "" {
+			t.Fatalf("a walk of four workers recorded other nodes than one of one: %s", d)
+		}
+		handed += four.handed
+	}
+	if handed == 0 {
+		t.Error("five walks of four workers never handed a half of a listing to another worker")
+	}
+}
+
+// sameNodes says where the trees of nodes a and b, recorded at rel,
+// differ ("" where they do not).
+func sameNodes(a, b *treeNode, rel string) string {
+	if (a == nil) != (b == nil) {
+		return rel + ": a node in one walk only"
+	}
+	if a == nil {
+		return ""
+	}
+	if a.dev != b.dev || a.ino != b.ino || a.ctime != b.ctime || a.trusted != b.trusted || a.entries != b.entries ||
+		a.dotGit != b.dotGit || a.bare != b.bare || !slices.Equal(a.dotenv, b.dotenv) || len(a.subs) != len(b.subs) {
+		return rel + ": the directory recorded otherwise"
+	}
+	for i := range a.subs {
+		if a.subs[i].name != b.subs[i].name {
+			return rel + ": subdirectories in another order"
+		}
+		if d := sameNodes(a.subs[i].node, b.subs[i].node, joinRel(rel, a.subs[i].name)); d != "" {
+			return d
+		}
+	}
+	return ""
+}
