@@ -6,7 +6,10 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strings"
 	"testing"
+
+	"golang.org/x/sys/unix"
 )
 
 // TestWalkSpreadsOverWorkers: a walk of four workers, which hand each
@@ -93,4 +96,58 @@ func sameNodes(a, b *treeNode, rel string) string {
 		}
 	}
 	return ""
+}
+
+// TestWalkOfWorkersRefusesAlike: a tree too deep for the walk, one of
+// many branches, is refused by a walk of four workers with the words a
+// walk of one gives, and the walk leaves no descriptor open behind it.
+func TestWalkOfWorkersRefusesAlike(t *testing.T) {
+	root := t.TempDir()
+	for i := range 64 {
+		if err := os.MkdirAll(filepath.Join(root, fmt.Sprintf("b%02d", i), "x"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Deeper than maxGitDepth (and PATH_MAX): made one directory at a time.
+	fd, err := unix.Open(filepath.Join(root, "b40"), unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range maxGitDepth + 2 {
+		if err := unix.Mkdirat(fd, "d", 0o755); err != nil {
+			t.Fatal(err)
+		}
+		c, err := unix.Openat(fd, "d", unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+		unix.Close(fd)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fd = c
+	}
+	unix.Close(fd)
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	_, _, one := walkTree(root, "", nil, 0)
+	if one == nil || !strings.Contains(one.Error(), "directories deep") {
+		t.Fatalf("a walk of one worker: %v; want a refusal of the depth", one)
+	}
+	runtime.GOMAXPROCS(4)
+	before := openFDs(t)
+	for range 5 {
+		if _, _, four := walkTree(root, "", nil, 0); four == nil || four.Error() != one.Error() {
+			t.Fatalf("a walk of four workers: %v; one of one: %v; want the same refusal", four, one)
+		}
+	}
+	if after := openFDs(t); after != before {
+		t.Errorf("%d descriptors open before five failed walks, %d after", before, after)
+	}
+}
+
+// openFDs counts this process's open descriptors.
+func openFDs(t *testing.T) int {
+	t.Helper()
+	es, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return len(es)
 }
