@@ -1123,7 +1123,7 @@ func runConfined(ctx context.Context, spec Spec, bwrap, cwd string, gate *turnGa
 		if raw := <-resultCh; raw.decode(&ir) == nil {
 			switch {
 			case ir.Refusal != "":
-				return fail(fmt.Errorf("%w: %s", ErrRefused, ir.Refusal))
+				return fail(fmt.Errorf("%w: %s", ErrRefused, callerRefusal(ir.Refusal)))
 			case ir.Error != "":
 				return fail(errors.New(ir.Error))
 			}
@@ -1305,7 +1305,7 @@ func runConfined(ctx context.Context, spec Spec, bwrap, cwd string, gate *turnGa
 		return res, vanishedMount{ir.Refusal}
 	}
 	if ir.Refusal != "" {
-		return fail(fmt.Errorf("%w: %s", ErrRefused, ir.Refusal))
+		return fail(fmt.Errorf("%w: %s", ErrRefused, callerRefusal(ir.Refusal)))
 	}
 	res.WritesMethod = ir.WritesMethod
 	res.Writes = ir.Writes
@@ -1462,7 +1462,7 @@ func bwrapFailed(ctx context.Context, stderr []byte, cred *syscall.Credential) e
 			// uid may make user namespaces; bubblewrap's own message can.
 			c.Fix = fmt.Sprintf("bubblewrap's message above names what uid %d could not do there (a host path it names must exist and be reachable by that uid)", cred.Uid)
 			if namespaceRefused(stderr) {
-				c.Fix = usernsFix
+				c.Fix = namespaceFix(usernsFix)
 			}
 			c.Fix += "; or, for a root-owned work tree, accept a sandbox whose uid 0 is the host's root with --root-sandbox"
 		}

@@ -58,6 +58,12 @@ func (s *uidSlots) take() (uint32, error) {
 			var err error
 			if f, err = lockUID(s.dir, uid); errors.Is(err, syscall.EWOULDBLOCK) {
 				continue // another broker's run holds it
+			} else if errors.Is(err, syscall.EACCES) || errors.Is(err, syscall.EPERM) || errors.Is(err, syscall.EROFS) {
+				// Root refused a file in its own directory: what keeps
+				// it is no file's mode but the confinement vigiles runs
+				// in, or a read-only mount.
+				return 0, fmt.Errorf("%w: claiming uid %d for the sandbox in %s: %w; fix: start vigiles outside the confinement that keeps root from writing there (a Landlock domain, an AppArmor or SELinux profile of whoever started it), or give it a writable %s",
+					ErrRefused, uid, s.dir, err, s.dir)
 			} else if err != nil {
 				return 0, fmt.Errorf("claiming uid %d for the sandbox in %s: %w", uid, s.dir, err)
 			}

@@ -369,30 +369,39 @@ func TestRedteam15SignalsAndFilesCarriedIn(t *testing.T) {
 // bubblewrap cannot build the sandbox; under a Landlock domain that lets
 // nothing be written a root caller's broker cannot lock a sandbox uid's
 // file in /run/vigiles/uids, and an unprivileged caller's bubblewrap
-// cannot write its user namespace's uid map. Each run exits 125 and the
-// hook never runs. (What the last three say is not yet what happened:
-// the mount and uid-map refusals advise turning user namespaces on, and
-// the lock's reads as all 65,536 sandbox uids in use; the test logs it
-// and asserts only that nothing ran.)
+// cannot write its user namespace's uid map. Each run is refused (exit
+// 125) and the hook never runs; each refusal names what refused: under a
+// seccomp filter, that vigiles runs under one (Seccomp: 2 in its
+// /proc/self/status) and how to start it without; in a Landlock domain,
+// which no file names, that the host's settings allow user namespaces
+// and a Landlock domain or an LSM profile vigiles was started in may not,
+// where the refusals had advised turning user namespaces on, or read as
+// an error of the uid's lock file.
 func TestRedteam15CallersConfinementFailsClosed(t *testing.T) {
 	requireBwrap(t)
 	requireRoot(t, "the test's wrapper drops to nobody before it confines itself, as root")
 	requireTools(t, "python3")
-	for _, c := range []struct{ name, settings, refusal string }{
-		{"seccomp(2) denied", "deny=seccomp", "installing the seccomp filter"},
-		{"landlock_create_ruleset denied", "deny=landlock_create_ruleset", "applying Landlock"},
-		{"mount(2) denied", "deny=mount", "bubblewrap"},
-		{"a Landlock domain with nothing writable", "landlock", ""},
+	const seccompFix, landlockFix = "start vigiles without the seccomp filter it runs under (Seccomp: 2", "a Landlock domain"
+	for _, c := range []struct {
+		name, settings string
+		refusal        []string
+	}{
+		{"seccomp(2) denied", "deny=seccomp", []string{"installing the seccomp filter", seccompFix}},
+		{"landlock_create_ruleset denied", "deny=landlock_create_ruleset", []string{"applying Landlock", seccompFix}},
+		{"mount(2) denied", "deny=mount", []string{"bubblewrap", seccompFix}},
+		{"a Landlock domain with nothing writable", "landlock", []string{landlockFix}},
 	} {
 		for _, r := range carryRunners(t) {
 			t.Run(c.name+"/"+r.name, func(t *testing.T) {
 				res := underCarriedAny(t, r, c.settings, "sh", "-c", "echo the hook ran")
 				t.Logf("vigiles started with %s: tier %s, exit %d, refusal %q, error %q", c.settings, res.Tier, res.ExitCode, res.Refusal, res.Error)
-				if res.ExitCode != 125 || strings.Contains(res.Stdout, "the hook ran") {
-					t.Errorf("vigiles started with %s: exit %d, stdout %q; want 125 and no hook run", c.settings, res.ExitCode, res.Stdout)
+				if res.ExitCode != 125 || res.Tier != "refused" || strings.Contains(res.Stdout, "the hook ran") {
+					t.Errorf("vigiles started with %s: tier %s, exit %d, stdout %q; want refused, 125 and no hook run", c.settings, res.Tier, res.ExitCode, res.Stdout)
 				}
-				if c.refusal != "" && !strings.Contains(res.Refusal, c.refusal) {
-					t.Errorf("vigiles started with %s: refusal %q, want one that names %q", c.settings, res.Refusal, c.refusal)
+				for _, want := range c.refusal {
+					if !strings.Contains(res.Refusal, want) {
+						t.Errorf("vigiles started with %s: refusal %q, want one that names %q", c.settings, res.Refusal, want)
+					}
 				}
 			})
 		}

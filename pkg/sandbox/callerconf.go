@@ -1,0 +1,99 @@
+package sandbox
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"os"
+	"strings"
+)
+
+// The confinement vigiles itself may be started in.
+//
+// A container runtime's seccomp profile, a service manager's
+// SystemCallFilter=, a Landlock domain or an AppArmor or SELinux profile
+// of whoever started vigiles is kept across execve and fork: bubblewrap,
+// the init and the reaper run under it too. Each only takes away, so
+// nothing runs weaker under it; but where it keeps the sandbox from being
+// made, the refusal should name it, not send the user after the host's
+// user-namespace settings, which may allow everything (TestRedteam15CallersConfinementFailsClosed).
+
+// procStatusSeccomp is where the kernel says whether a process runs under
+// a seccomp filter (Seccomp: 2).
+var procStatusSeccomp = "/proc/self/status"
+
+// callerSeccomp says whether this process runs under a seccomp filter.
+// vigiles installs none in its own processes (the reaper installs the
+// run's, inside the sandbox), so one here is whoever started vigiles'.
+func callerSeccomp() bool {
+	b, err := os.ReadFile(procStatusSeccomp)
+	if err != nil {
+		return false
+	}
+	sc := bufio.NewScanner(bytes.NewReader(b))
+	for sc.Scan() {
+		if v, ok := strings.CutPrefix(sc.Text(), "Seccomp:"); ok {
+			return strings.TrimSpace(v) == "2"
+		}
+	}
+	return false
+}
+
+// callerSeccompFix is the fix where vigiles runs under a seccomp filter of
+// whoever started it.
+const callerSeccompFix = "start vigiles without the seccomp filter it runs under (Seccomp: 2 in its /proc/self/status), which its sandbox inherits: in a container, --security-opt seccomp=unconfined (docs/container.md); under systemd, no SystemCallFilter= in its unit"
+
+// usernsRestrictions are this host's settings that refuse unprivileged
+// user namespaces, each as name=value (none: the host allows them, as far
+// as its settings say).
+func usernsRestrictions() []string {
+	var out []string
+	for _, s := range []struct{ path, name, refuses string }{
+		{"user/max_user_namespaces", "user.max_user_namespaces", "0"},
+		{"kernel/unprivileged_userns_clone", "kernel.unprivileged_userns_clone", "0"},
+		{"kernel/apparmor_restrict_unprivileged_userns", "kernel.apparmor_restrict_unprivileged_userns", "1"},
+	} {
+		if v, ok, err := readSysctl(s.path); ok && err == nil && v == s.refuses {
+			out = append(out, s.name+"="+v)
+		}
+	}
+	if _, err := os.Stat("/proc/self/ns/user"); err != nil {
+		out = append(out, "no user namespaces in this kernel")
+	}
+	return out
+}
+
+// namespaceFix is the fix for bubblewrap's refusal to make the sandbox's
+// namespaces (generic: the settings a host may refuse them by): first
+// what is known here to refuse them, a seccomp filter vigiles runs under
+// or the host's settings, and where neither is, the confinement vigiles
+// may have been started in, which no file says.
+func namespaceFix(generic string) string {
+	var first []string
+	if callerSeccomp() {
+		first = append(first, callerSeccompFix)
+	}
+	if r := usernsRestrictions(); len(r) > 0 {
+		first = append(first, fmt.Sprintf("this host refuses them (%s): %s", strings.Join(r, ", "), generic))
+		return strings.Join(first, "; and ")
+	}
+	if len(first) == 0 {
+		first = append(first, "this host's settings allow user namespaces, and vigiles runs under no seccomp filter: "+
+			"where it was started in a Landlock domain or under an AppArmor or SELinux profile (a tool's, a container's), start it outside that")
+	}
+	return strings.Join(first, "; or ") + "; otherwise " + generic
+}
+
+// callerRefusal adds to a refusal the sandbox made (a layer it could not
+// apply, refused by the kernel) that vigiles runs under a seccomp filter
+// of whoever started it, where it does: the likeliest cause.
+func callerRefusal(refusal string) string {
+	if !callerSeccomp() || strings.Contains(refusal, "Seccomp: 2") {
+		return refusal
+	}
+	l := strings.ToLower(refusal)
+	if !strings.Contains(l, "operation not permitted") && !strings.Contains(l, "permission denied") {
+		return refusal
+	}
+	return refusal + "; fix: " + callerSeccompFix
+}
