@@ -116,6 +116,7 @@ const (
 	ProbeMemoryCgroup   = "memory-cgroup"
 	ProbeBinaries       = "sandbox-binaries"
 	ProbeIDMappedTree   = "idmapped-work-tree"
+	ProbeCallerSeccomp  = "caller-seccomp"
 )
 
 // probeTimeout bounds each check; a check that runs out is inconclusive.
@@ -173,6 +174,7 @@ func probes() []probeSpec {
 		probeSpec{ProbeLandlock, false, probeLandlock},
 		probeSpec{ProbeAppArmorUserns, false, probeAppArmorSysctl},
 		probeSpec{ProbeMaxUserns, false, probeMaxUserns},
+		probeSpec{ProbeCallerSeccomp, false, probeCallerSeccomp},
 	)
 }
 
@@ -1174,6 +1176,18 @@ func probeAppArmorSysctl(ctx context.Context, env *doctorEnv) Probe {
 	return Probe{Availability: Unsupported,
 		Detail: fmt.Sprintf("kernel.apparmor_restrict_unprivileged_userns = %s: unprivileged user namespaces are restricted by AppArmor", clean(v)),
 		Fix:    "sysctl -w kernel.apparmor_restrict_unprivileged_userns=0 (or an AppArmor profile granting userns to bwrap); it binds root callers too, whose sandboxes run as the work tree's owner or as an unused uid from 2000000000"}
+}
+
+// probeCallerSeccomp says whether vigiles runs under a seccomp filter of
+// whoever started it (callerSeccomp), which every sandbox inherits: one
+// that refuses what a sandbox needs gets every run refused.
+func probeCallerSeccomp(ctx context.Context, env *doctorEnv) Probe {
+	if !callerSeccomp() {
+		return Probe{Availability: Available, Detail: "vigiles runs under no seccomp filter of whoever started it (Seccomp: 0 in its /proc/self/status)"}
+	}
+	return Probe{Availability: Inconclusive,
+		Detail: "vigiles runs under a seccomp filter of whoever started it (Seccomp: 2 in its /proc/self/status), which every sandbox inherits: where it refuses what a sandbox needs (unshare, mount, seccomp, landlock_create_ruleset), every run is refused",
+		Fix:    callerSeccompFix}
 }
 
 func probeMaxUserns(ctx context.Context, env *doctorEnv) Probe {

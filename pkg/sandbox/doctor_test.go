@@ -69,7 +69,7 @@ func TestDoctorForReal(t *testing.T) {
 		}
 	}
 	for _, n := range []string{ProbeBwrap, ProbeConfine, ProbeUserns, ProbeOverlay, ProbeNftables,
-		ProbeSlirp4netns, ProbePasta, ProbeSeccomp, ProbeLandlock, ProbeAppArmorUserns, ProbeMaxUserns, ProbeBinaries} {
+		ProbeSlirp4netns, ProbePasta, ProbeSeccomp, ProbeLandlock, ProbeAppArmorUserns, ProbeMaxUserns, ProbeBinaries, ProbeCallerSeccomp} {
 		if !seen[n] {
 			t.Errorf("no %s probe in the report", n)
 		}
@@ -114,7 +114,7 @@ func TestDoctorCancelled(t *testing.T) {
 	r := Doctor(ctx)
 	for _, p := range r.Probes {
 		switch p.Name {
-		case ProbeBwrap, ProbeLandlock, ProbeAppArmorUserns, ProbeMaxUserns, ProbePidsCgroup, ProbeMemoryCgroup, ProbeBinaries:
+		case ProbeBwrap, ProbeLandlock, ProbeAppArmorUserns, ProbeMaxUserns, ProbePidsCgroup, ProbeMemoryCgroup, ProbeBinaries, ProbeCallerSeccomp:
 			continue // these read or write files and run nothing
 		}
 		if p.Availability == Available {
