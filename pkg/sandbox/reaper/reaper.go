@@ -213,11 +213,11 @@ func set[T comparable](d *T, v T) {
 }
 
 // Main is the reaper: pid 1 of the command's own pid namespace. It hides
-// the init's directory, drops every capability, sets no_new_privs, rlimits
-// and the seccomp filter, starts the command, reaps everything, and after
-// the main process exits (which it tells the init on FdExited at once)
-// watches what is left for the linger period. It returns the process's
-// exit code.
+// the init's directory, drops every capability (but the one it holds and
+// never uses, keptCapability), sets no_new_privs, rlimits and the seccomp
+// filter, starts the command, reaps everything, and after the main
+// process exits (which it tells the init on FdExited at once) watches
+// what is left for the linger period. It returns the process's exit code.
 func Main() int {
 	// All that follows runs on this one thread: the capability bounding set
 	// is per thread, and the command is forked from it.
@@ -963,9 +963,36 @@ func normalTask(tid int) error {
 	return nil
 }
 
-// dropCapabilities empties this thread's bounding, ambient, inheritable,
-// permitted and effective sets. A uid-0 exec from this thread then starts
-// with no capabilities at all.
+// keptCapability is the one capability this thread keeps in its permitted
+// set (never in its effective set): CAP_WAKE_ALARM, which the kernel asks
+// for only in the first user namespace (alarm timers that wake a
+// suspended machine), and so grants nothing in the sandbox's. It is there
+// to be held: the command shares its uid with the reaper, and the kernel
+// lets a process change the nice value, scheduling policy, CPUs or I/O
+// priority of another of its uid, by pid, by process group or by uid
+// (setpriority, sched_setscheduler, sched_setparam, sched_setattr,
+// sched_setaffinity, ioprio_set), only where the target's permitted set
+// holds no capability the caller lacks (cap_safe_nice, security/commoncap.c,
+// else EPERM). The command holds none, so no thread of the reaper can be
+// niced, idled, pinned to one CPU or put in the idle I/O class by it: this
+// thread, which forks the command and waits for it, for the capability it
+// keeps, and the reaper's others, which the Go runtime starts from a thread
+// that never dropped any. A filter rule on the target (as prlimit64's)
+// would also refuse the command's calls on its own processes and threads
+// (renice of its child, pthread_setaffinity_np), which name them by id, and
+// could not tell the caller's process group and uid from the reaper's, which
+// are the same. The reaper always holds it to keep: a new user namespace
+// starts with every capability, whatever bounding set the process that
+// made it had (a container's), and the init's bubblewrap keeps them all
+// (--cap-add ALL).
+const keptCapability = unix.CAP_WAKE_ALARM
+
+// dropCapabilities empties this thread's bounding, ambient, inheritable
+// and effective sets, and its permitted set but for keptCapability. An
+// exec from this thread, as uid 0 too, then starts with no capabilities at
+// all: the kernel makes the new permitted set of the bounding and
+// inheritable sets and of the ambient one, all empty, never of the old
+// permitted set.
 func dropCapabilities() error {
 	last := lastCap()
 	for c := 0; c <= last; c++ {
@@ -978,8 +1005,9 @@ func dropCapabilities() error {
 	}
 	hdr := unix.CapUserHeader{Version: unix.LINUX_CAPABILITY_VERSION_3}
 	var data [2]unix.CapUserData
+	data[keptCapability/32].Permitted = 1 << (keptCapability % 32)
 	if err := unix.Capset(&hdr, &data[0]); err != nil {
-		return fmt.Errorf("dropping capabilities: %w", err)
+		return fmt.Errorf("dropping capabilities but CAP_WAKE_ALARM, kept in the permitted set alone: %w", err)
 	}
 	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
 		return fmt.Errorf("setting no_new_privs: %w", err)
