@@ -39,6 +39,31 @@ func TestRedteam16ReaperSchedulingIsItsOwn(t *testing.T) {
 	}
 }
 
+// TestRedteam16ReaperProcAndPidCallsStayOut: the rest of the sixteenth
+// round (scripts/redteam16proc.py), for every caller and a --root-sandbox
+// run: writing pid 1's files in /proc (oom_score_adj and oom_adj, to be
+// the OOM killer's first choice; autogroup, whose nice value is apart
+// from the process's; timerslack_ns, comm and each thread's comm,
+// clear_refs, coredump_filter, sched, attr/current, loginuid, mem), each
+// refused and read back as it was; moving pid 1 by any of its cgroups'
+// cgroup.procs (EACCES); kcmp, migrate_pages, move_pages and
+// get_robust_list on pid 1 (EPERM: it is non-dumpable, and its forking
+// thread holds a capability the command lacks); PR_SET_PTRACER, which
+// names who may trace the caller; process_mrelease of pid 1, alive
+// (EINVAL); and SIGSTOP, SIGTERM and SIGKILL through a pidfd of pid 1,
+// which the kernel drops (every disposition of pid 1 is SIG_DFL): the
+// run goes on and ends as the script does.
+func TestRedteam16ReaperProcAndPidCallsStayOut(t *testing.T) {
+	requireBwrap(t)
+	requireTools(t, "python3")
+	for _, c := range callers(t) {
+		t.Run(c.name(), func(t *testing.T) {
+			res := vigiles(t, c.runner, workTree(t), nil, c.withArgs([]string{"--", "python3", "redteam16proc.py"})...)
+			checkScriptRan(t, res, ranOf(t, res))
+		})
+	}
+}
+
 // ranLine is a sixteenth-round script's last line.
 var ranLine = regexp.MustCompile(`(?m)^ran ([0-9]+)$`)
 
