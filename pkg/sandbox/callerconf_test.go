@@ -31,7 +31,7 @@ func TestCallerSeccompReadsItsStatus(t *testing.T) {
 		procStatusSeccomp = p
 		got := callerSeccomp()
 		fix := namespaceFix("GENERIC")
-		refusal := callerRefusal("installing the seccomp filter: operation not permitted")
+		refusal := callerRefusal("installing seccomp filter: operation not permitted")
 		other := callerRefusal("the command is empty")
 		procStatusSeccomp = old
 		if got != c.under {

@@ -386,7 +386,7 @@ func TestRedteam15CallersConfinementFailsClosed(t *testing.T) {
 		name, settings string
 		refusal        []string
 	}{
-		{"seccomp(2) denied", "deny=seccomp", []string{"installing the seccomp filter", seccompFix}},
+		{"seccomp(2) denied", "deny=seccomp", []string{"installing seccomp filter: operation not permitted; fix", seccompFix}},
 		{"landlock_create_ruleset denied", "deny=landlock_create_ruleset", []string{"applying Landlock", seccompFix}},
 		{"mount(2) denied", "deny=mount", []string{"bubblewrap", seccompFix}},
 		{"a Landlock domain with nothing writable", "landlock", []string{landlockFix}},

@@ -855,7 +855,7 @@ func confineSelf(cfg Config, l Limits, filter []unix.SockFilter) error {
 		return fmt.Errorf("applying Landlock: %w", err)
 	}
 	if err := seccomp.Install(filter); err != nil {
-		return fmt.Errorf("installing the seccomp filter: %w", err)
+		return err // "installing seccomp filter: …"
 	}
 	return nil
 }
