@@ -836,7 +836,7 @@ func walkTree(root, skip string, old *treeNode, t0 int64) (*gitWalk, *treeNode, 
 	defer unix.Close(fd)
 	sh := &walkShare{}
 	worker := func() *gitWalk {
-		return &gitWalk{root: root, skip: skip, buf: make([]byte, 64<<10), rootFD: fd, t0: t0, sh: sh}
+		return &gitWalk{root: root, skip: skip, rootFD: fd, t0: t0, sh: sh}
 	}
 	w := worker()
 	var others []*gitWalk
@@ -910,7 +910,10 @@ func (w *gitWalk) dir(fd int, rel, path string, depth int, old *treeNode) (*tree
 		n.trusted = len(rel)+1+255 < unix.PathMax && w.trusts(fd, &st)
 	}
 	w.listed++
-	bareNames := 0 // HEAD, objects and config seen, a bit each: bareAt asks what they are
+	bareNames := 0    // HEAD, objects and config seen, a bit each: bareAt asks what they are
+	if w.buf == nil { // a worker's first listing: one that lists none needs none
+		w.buf = make([]byte, 64<<10)
+	}
 	err := eachDirent(fd, w.buf, func(name []byte, typ byte) {
 		n.entries++
 		switch string(name) {
