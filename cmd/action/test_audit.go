@@ -231,10 +231,13 @@ func (c *commonFlags) validate(name string) error {
 	if c.output == "-" {
 		c.output = ""
 	}
+	// An empty --dir (a variable that came out empty) is said to be
+	// empty, as --workdir "" and -o "" are, not a directory that is not
+	// there.
+	if c.dir == "" {
+		return fmt.Errorf(`%s: --dir "": an empty path: leave --dir out, or give --dir ".", for the current directory`, name)
+	}
 	if why := notADirNear(c.dir); why != "" {
-		if c.dir == "" {
-			why += ` (an empty path: leave --dir out, or give --dir ".", for the current directory)`
-		}
 		return fmt.Errorf("%s: --dir %q %s", name, c.dir, why)
 	}
 	if why := kernelTree(c.dir, "--dir"); why != "" {

@@ -111,7 +111,7 @@ func TestTestAuditUsage(t *testing.T) {
 		{[]string{"audit", "--dir", "../..", "examples/plugins/bash-guard/hooks/hooks.json"}, 2, `audit: path "examples/plugins/bash-guard/hooks/hooks.json" is not a directory: a PATH names a directory, whose hooks the audit runs; name the one that holds it, "examples/plugins/bash-guard/hooks"`},
 		// An empty value, or one with a newline, is quoted: the message
 		// stays on its line.
-		{[]string{"test", "--dir", ""}, 2, `--dir "" does not exist (an empty path: leave --dir out, or give --dir ".", for the current directory)`},
+		{[]string{"test", "--dir", ""}, 2, `vigiles: test: --dir "": an empty path: leave --dir out, or give --dir ".", for the current directory`},
 		{[]string{"test", "--dir", "a\nb"}, 2, `--dir "a\nb" does not exist`},
 		{[]string{"test", "--config", "a\nb.yml"}, 2, `there is no policy file at "`},
 		{[]string{"audit", "--dir", ".", "no\npath"}, 2, `audit: path "no\npath" does not exist`},
