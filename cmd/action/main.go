@@ -337,6 +337,16 @@ func closest(name string, names []string) string {
 
 const versionHelp = "Usage: vigiles version (or vigiles --version)\n\nPrints the version of this vigiles binary."
 
+// startHere is where the top-level help starts a newcomer: the steps of
+// README.md's "On your own repository", the same commands in the same
+// order, so that one who never opens the README still learns the way in.
+const startHere = `Start in the repository whose hooks you want to know:
+  vigiles doctor                   # can this machine confine hooks? if not, what to fix
+  vigiles audit                    # run every hook Claude Code would run here, confined
+  vigiles audit --update-baseline  # accept what it saw; review and commit .vigiles/baseline.json
+Then write down what each hook must do in .vigiles.yml and run vigiles test.
+`
+
 // usage writes the top-level help to w, in one write, whose error it
 // returns.
 func usage(out io.Writer) error {
@@ -359,11 +369,12 @@ Commands:
 	fmt.Fprintf(w, "  %-8s %s\n", "help", "explain a command: vigiles help <command>")
 	fmt.Fprintf(w, "  %-8s %s\n", "version", "print the version (also --version)")
 	fmt.Fprintf(w, `
+%s
 Run "vigiles help <command>" (or "vigiles <command> --help") for a command's flags and examples.
 Exit status: 0 ok; 1 an expectation or finding failed (doctor: this host
 cannot confine); 2 bad usage; 125 vigiles refused or failed; otherwise
 (vigiles run) the command's own.
-`)
+`, startHere)
 	writeMore(w, "README.md and docs/")
 	_, err := io.WriteString(out, b.String())
 	return err

@@ -566,25 +566,7 @@ func TestMergeOfOneWholeReportAsContainerMdShows(t *testing.T) {
 // says.
 func TestReadmeOwnRepositorySteps(t *testing.T) {
 	sandboxtest.RequireConfinement(t)
-	b, err := os.ReadFile("../../README.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, sec, _ := strings.Cut(string(b), "\n## On your own repository\n")
-	_, block, _ := strings.Cut(sec, "```sh\n")
-	block, _, ok := strings.Cut(block, "```")
-	if !ok {
-		t.Fatal("README.md's On your own repository shows no commands")
-	}
-	var steps [][]string
-	for _, l := range strings.Split(strings.TrimSpace(block), "\n") {
-		l, _, _ = strings.Cut(l, "#")
-		f := strings.Fields(l)
-		if len(f) < 2 || f[0] != "vigiles" {
-			t.Fatalf("README.md's On your own repository: %q is no vigiles command", l)
-		}
-		steps = append(steps, f[1:])
-	}
+	steps := readmeOwnRepositorySteps(t)
 	want := [][]string{{"doctor"}, {"audit"}, {"audit", "--update-baseline"}}
 	if !slices.EqualFunc(steps, want, slices.Equal) {
 		t.Fatalf("README.md's On your own repository shows %q, want %q", steps, want)
@@ -617,6 +599,63 @@ func TestReadmeOwnRepositorySteps(t *testing.T) {
 	code, out, errs := runCLI(t, "audit", "-q")
 	if code != 1 || !strings.Contains(out, "baseline/host") || !strings.Contains(out, "phone.example.test") {
 		t.Errorf("audit of a hook that now tries a host: exit %d, want 1 with baseline/host:\n%s%s", code, out, errs)
+	}
+}
+
+// readmeOwnRepositorySteps is the arguments of each vigiles command that
+// README.md's "On your own repository" shows, in its order.
+func readmeOwnRepositorySteps(t *testing.T) [][]string {
+	t.Helper()
+	b, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, sec, _ := strings.Cut(string(b), "\n## On your own repository\n")
+	_, block, _ := strings.Cut(sec, "```sh\n")
+	block, _, ok := strings.Cut(block, "```")
+	if !ok {
+		t.Fatal("README.md's On your own repository shows no commands")
+	}
+	return vigilesCommands(t, "README.md's On your own repository", block)
+}
+
+// vigilesCommands is the arguments of each line of block, a vigiles
+// command and a # comment after it, as README.md and the help show them.
+func vigilesCommands(t *testing.T, where, block string) [][]string {
+	t.Helper()
+	var steps [][]string
+	for _, l := range strings.Split(strings.TrimSpace(block), "\n") {
+		l, _, _ = strings.Cut(l, "#")
+		f := strings.Fields(l)
+		if len(f) < 2 || f[0] != "vigiles" {
+			t.Fatalf("%s: %q is no vigiles command", where, l)
+		}
+		steps = append(steps, f[1:])
+	}
+	return steps
+}
+
+// TestTopHelpStartsAsTheReadme: vigiles --help, the first thing a
+// newcomer types, shows where to start, and it is the README's way in:
+// the commands of "On your own repository", in its order (the help showed
+// only the list of commands, and a newcomer had to guess which came
+// first).
+func TestTopHelpStartsAsTheReadme(t *testing.T) {
+	code, out, _ := runCLI(t, "--help")
+	if code != 0 {
+		t.Fatalf("vigiles --help: exit %d", code)
+	}
+	_, block, ok := strings.Cut(out, "Start in the repository whose hooks you want to know:\n")
+	block, _, _ = strings.Cut(block, "\nThen ")
+	if !ok {
+		t.Fatalf("vigiles --help says nowhere where to start:\n%s", out)
+	}
+	help := vigilesCommands(t, "vigiles --help", block)
+	if readme := readmeOwnRepositorySteps(t); !slices.EqualFunc(help, readme, slices.Equal) {
+		t.Errorf("vigiles --help starts with %q, README.md's On your own repository with %q", help, readme)
+	}
+	if !strings.Contains(out, "\nThen write down what each hook must do in .vigiles.yml and run vigiles test.\n") {
+		t.Errorf("vigiles --help does not lead on to vigiles test:\n%s", out)
 	}
 }
 
