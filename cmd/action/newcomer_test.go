@@ -602,6 +602,48 @@ func TestReadmeOwnRepositorySteps(t *testing.T) {
 	}
 }
 
+// TestTestArgumentSaysWhatWasMeant: vigiles test takes no argument, and a
+// newcomer who gives it one, as audit takes a PATH, is told which flag
+// says what was meant: --dir for a directory or the directory of a policy
+// file, --config for a policy file of another name, nothing for the
+// repository here (it said only that checks are listed in .vigiles.yml).
+func TestTestArgumentSaysWhatWasMeant(t *testing.T) {
+	dir := writeFiles(t, map[string]string{
+		"repo/.vigiles.yml":      "version: 1\n",
+		"other/.vigiles.yaml":    "version: 1\n",
+		"ci/strict.yml":          "version: 1\n",
+		"here/.vigiles.yml":      "version: 1\n",
+		"here/sub/placeholder.x": "",
+	})
+	t.Chdir(dir)
+	const none = `test takes none (it runs the checks of the policy file, .vigiles.yml; --dir names the repository, --config another policy file)`
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"test", "repo"}, `unexpected argument "repo": test takes no PATH, unlike audit; to test the repository there, give --dir "repo"`},
+		{[]string{"test", "repo/.vigiles.yml"}, `unexpected argument "repo/.vigiles.yml": test takes no file; to run the checks of the repository it is the policy of, give --dir "repo"`},
+		{[]string{"test", "other/.vigiles.yaml"}, `unexpected argument "other/.vigiles.yaml": test takes no file; to run the checks of the repository it is the policy of, give --dir "other" --config ".vigiles.yaml"`},
+		{[]string{"test", "ci/strict.yml"}, `unexpected argument "ci/strict.yml": test takes no file; to read the checks from it, give --config "ci/strict.yml" (relative to --dir, the repository)`},
+		{[]string{"test", "."}, `unexpected argument ".": test takes no PATH, unlike audit, and tests the repository here without being told: leave the argument out`},
+		{[]string{"test", "nonexistent"}, `unexpected argument "nonexistent": ` + none},
+		// With --dir, an argument read from here is no path under it:
+		// only the rule is said.
+		{[]string{"test", "--dir", "here", "sub"}, `unexpected argument "sub": ` + none},
+	} {
+		code, out, errs := runCLI(t, tc.args...)
+		if want := "vigiles: test: " + tc.want + "\n"; code != 2 || out != "" || errs != want {
+			t.Errorf("%q: exit %d, stdout %q, stderr %q; want 2 and %q", tc.args, code, out, errs, want)
+		}
+	}
+	// Where --dir is in the current directory, the policy file here is
+	// read without an argument.
+	t.Chdir("here")
+	if code, _, errs := runCLI(t, "test", ".vigiles.yml"); code != 2 || errs != `vigiles: test: unexpected argument ".vigiles.yml": test takes no file, and reads this one, the policy file here, without being told: leave the argument out`+"\n" {
+		t.Errorf("test .vigiles.yml: exit %d, stderr %q", code, errs)
+	}
+}
+
 // readmeOwnRepositorySteps is the arguments of each vigiles command that
 // README.md's "On your own repository" shows, in its order.
 func readmeOwnRepositorySteps(t *testing.T) [][]string {

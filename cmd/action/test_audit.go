@@ -407,6 +407,43 @@ func (c *commonFlags) options(stderr io.Writer) runner.Options {
 	return o
 }
 
+// testArgument says why test takes no argument arg, and what was meant by
+// it where that can be told: a directory, as audit takes a PATH, is the
+// repository to test (--dir), and a policy file its directory's or its own
+// (--dir, or --config). dirGiven: --dir was given too, so arg, read from
+// here, is no path relative to it, and only the rule is said.
+func testArgument(arg string, dirGiven bool) string {
+	msg := fmt.Sprintf("unexpected argument %q: test takes none (it runs the checks of the policy file, .vigiles.yml; --dir names the repository, --config another policy file)", arg)
+	if dirGiven || arg == "" {
+		return msg
+	}
+	fi, err := os.Stat(arg)
+	switch {
+	case err != nil:
+		return msg
+	case fi.IsDir() && filepath.Clean(arg) == ".":
+		return fmt.Sprintf("unexpected argument %q: test takes no PATH, unlike audit, and tests the repository here without being told: leave the argument out", arg)
+	case fi.IsDir():
+		return fmt.Sprintf("unexpected argument %q: test takes no PATH, unlike audit; to test the repository there, give --dir %q", arg, arg)
+	case fi.Mode().IsRegular():
+		if base, dir := filepath.Base(arg), filepath.Dir(arg); base == runner.DefaultConfig || base == ".vigiles.yaml" {
+			var fix []string
+			if dir != "." {
+				fix = append(fix, fmt.Sprintf("--dir %q", dir))
+			}
+			if base != runner.DefaultConfig {
+				fix = append(fix, fmt.Sprintf("--config %q", base))
+			}
+			if len(fix) == 0 {
+				return fmt.Sprintf("unexpected argument %q: test takes no file, and reads this one, the policy file here, without being told: leave the argument out", arg)
+			}
+			return fmt.Sprintf("unexpected argument %q: test takes no file; to run the checks of the repository it is the policy of, give %s", arg, strings.Join(fix, " "))
+		}
+		return fmt.Sprintf("unexpected argument %q: test takes no file; to read the checks from it, give --config %q (relative to --dir, the repository)", arg, arg)
+	}
+	return msg
+}
+
 func cmdTest(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) error {
 	fs := pflag.NewFlagSet("test", pflag.ContinueOnError)
 	var c commonFlags
@@ -418,7 +455,7 @@ func cmdTest(ctx context.Context, args []string, getenv func(string) string, std
 		if err := boolValueApart(fs, args, fs.Arg(0), "an argument, which test takes none of"); err != nil {
 			return exitWith(2, err)
 		}
-		return exitWith(2, fmt.Errorf("test: unexpected argument %q (checks are listed in .vigiles.yml)", fs.Arg(0)))
+		return exitWith(2, errors.New("test: "+testArgument(fs.Arg(0), fs.Changed("dir"))))
 	}
 	if err := emptyOutput(fs, "test", c.output); err != nil {
 		return err

@@ -676,7 +676,7 @@ func TestEveryErrorNamesItsCommand(t *testing.T) {
 		{[]string{"action", "foo"}, 2, `vigiles: action: unexpected argument "foo" (vigiles action takes none: its options are the action's inputs, set as INPUT_* variables; see vigiles action --help)` + "\n"},
 		{[]string{"action"}, 2, "vigiles: action: runs only as a GitHub Actions step (GITHUB_ACTIONS=true); elsewhere use vigiles test or vigiles audit, or set GITHUB_ACTIONS=true to try the step here (docs/github-action.md#run-it-locally)\n"},
 		{[]string{"run", "--egress", "bogus", "--", "true"}, 2, `vigiles: run: --egress "bogus": want deny, record or allow` + "\n"},
-		{[]string{"test", "--dir", empty, "foo"}, 2, `vigiles: test: unexpected argument "foo" (checks are listed in .vigiles.yml)` + "\n"},
+		{[]string{"test", "--dir", empty, "foo"}, 2, `vigiles: test: unexpected argument "foo": test takes none (it runs the checks of the policy file, .vigiles.yml; --dir names the repository, --config another policy file)` + "\n"},
 		{[]string{"merge", "/nonexistent-h84"}, 2, `vigiles: merge: report "/nonexistent-h84" does not exist; name the JSON reports vigiles test or audit wrote with --shard i/n --format json --output FILE` + "\n"},
 		{[]string{"doctor", "foo"}, 2, `vigiles: doctor: unexpected argument "foo" (doctor takes none: it probes this host; --json prints its report as JSON)` + "\n"},
 		{[]string{"version", "x"}, 2, `vigiles: version: unexpected argument "x" (version takes none: vigiles version)` + "\n"},
