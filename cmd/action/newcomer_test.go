@@ -478,6 +478,41 @@ func TestAuditBelowTheRepositorySaysSo(t *testing.T) {
 	}
 }
 
+// TestAuditOfARepositoryInAPathSaysSo: an audit that reads no policy and
+// no baseline, of a PATH that holds a .vigiles.yml of its own (vigiles
+// audit examples, from the root of a vigiles checkout), says on its
+// progress that it reads neither and the --dir that audits that
+// repository with them (it passed in silence, the example's baseline
+// unread); -q silences it, and --dir, or a policy of the work tree's own,
+// leaves nothing to say.
+func TestAuditOfARepositoryInAPathSaysSo(t *testing.T) {
+	if _, err := exec.LookPath("bwrap"); err != nil {
+		missing(t, "bubblewrap")
+	}
+	root := writeFiles(t, map[string]string{
+		"tools/example/.vigiles.yml":               "checks:\n  - name: x\n    command: \"true\"\n    expect: {exit-code: 0}\n",
+		"tools/example/plugins/p/hooks/hooks.json": `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "true"}]}]}}`,
+	})
+	t.Chdir(root)
+	want := `vigiles: there is no .vigiles.yml in ".", but "tools/example/", a PATH of this audit, holds one꞉ this audit reads neither that policy nor its baseline; to audit that repository, give --dir "tools/example"` + "\n"
+	code, _, errs := runCLI(t, "audit", "tools/example/")
+	if first, _, _ := strings.Cut(errs, "\n"); code != 0 || first+"\n" != want {
+		t.Errorf("audit tools/example/: exit %d, stderr %q; want 0 and first %q", code, errs, want)
+	}
+	if _, _, errs := runCLI(t, "audit", "-q", "tools/example"); errs != "" {
+		t.Errorf("audit -q tools/example: stderr %q, want none", errs)
+	}
+	if _, _, errs := runCLI(t, "audit", "--dir", "tools/example"); strings.Contains(errs, "a PATH of this audit") {
+		t.Errorf("audit --dir tools/example: stderr %q names a policy in a PATH", errs)
+	}
+	if err := os.WriteFile(".vigiles.yml", []byte("version: 1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, errs := runCLI(t, "audit", "tools/example"); strings.Contains(errs, "a PATH of this audit") {
+		t.Errorf("audit tools/example beside a policy of its own: stderr %q names the policy in the PATH", errs)
+	}
+}
+
 // TestSingleDashOutputIsNoFileName: -output=r.json, which pflag reads as
 // -o with the value utput=r.json, is bad usage said before anything is
 // written, not a report in a file of that name.

@@ -507,6 +507,9 @@ func cmdAudit(ctx context.Context, args []string, getenv func(string) string, st
 	if line := repositoryAbove(c.dir, c.config, *baseline); line != "" && o.Progress != nil {
 		fmt.Fprintln(o.Progress, line)
 	}
+	if line := repositoryInPath(c.dir, c.config, *baseline, fs.Args()); line != "" && o.Progress != nil {
+		fmt.Fprintln(o.Progress, line)
+	}
 	for _, p := range fs.Args() {
 		if _, err := os.Lstat(inDir(c.dir, p)); err == nil {
 			continue
@@ -672,27 +675,74 @@ func checkBaselineFlag(baseline, config, dir string, update, given bool) error {
 // policy and nothing to compare with. It names that directory and the
 // --dir that audits it; "" otherwise.
 func repositoryAbove(dir, config, baseline string) string {
-	if config != "" || (baseline != "" && baseline != defaultBaseline) {
+	if !readsNoPolicy(dir, config, baseline) {
 		return ""
 	}
-	p := filepath.Join(dir, runner.DefaultConfig)
-	if _, err := os.Lstat(p); !errors.Is(err, os.ErrNotExist) {
-		return ""
-	}
-	if _, err := os.Lstat(inDir(dir, baseline)); baseline != "" && !errors.Is(err, os.ErrNotExist) {
-		return ""
-	}
-	above := policyAbove(p, "")
+	above := policyAbove(filepath.Join(dir, runner.DefaultConfig), "")
 	if above == "" {
 		return ""
 	}
-	if wd, err := os.Getwd(); err == nil {
-		if rel, err := filepath.Rel(wd, above); err == nil {
-			above = rel
-		}
-	}
+	above = relToHere(above)
 	return fmt.Sprintf("there is no %s in %q, but %q above it holds one: this audit reads neither that policy nor its baseline; "+
 		"to audit that repository, give --dir %q (and PATHs to narrow it)", runner.DefaultConfig, dir, above, above)
+}
+
+// repositoryInPath is the progress line of an audit that reads no policy
+// file and no baseline, as repositoryAbove's, where one of its PATHs
+// holds a .vigiles.yml of its own: a repository kept inside another (the
+// bundled example, audited from the root of a vigiles checkout as
+// vigiles audit examples), whose hooks the audit runs without that
+// policy and compares with nothing, though its own baseline may lie
+// beside it. It names the first such PATH and the --dir that audits it
+// with them; "" otherwise.
+func repositoryInPath(dir, config, baseline string, paths []string) string {
+	if len(paths) == 0 || !readsNoPolicy(dir, config, baseline) {
+		return ""
+	}
+	for _, p := range paths {
+		// A PATH outside the work tree is refused, and one that is the
+		// work tree itself is this repository.
+		q := inDir(dir, p)
+		ad, err1 := filepath.Abs(dir)
+		aq, err2 := filepath.Abs(q)
+		if rel, in := relInside(ad, aq); err1 != nil || err2 != nil || !in || rel == "." {
+			continue
+		}
+		if fi, err := os.Stat(filepath.Join(q, runner.DefaultConfig)); err != nil || !fi.Mode().IsRegular() {
+			continue
+		}
+		q = relToHere(q)
+		return fmt.Sprintf("there is no %s in %q, but %q, a PATH of this audit, holds one: this audit reads neither that policy nor its baseline; "+
+			"to audit that repository, give --dir %q", runner.DefaultConfig, dir, p, q)
+	}
+	return ""
+}
+
+// readsNoPolicy says whether an audit of dir reads no policy file (config
+// "", the default, not there) and no baseline (baseline the default and
+// not there, or "", none).
+func readsNoPolicy(dir, config, baseline string) bool {
+	if config != "" || (baseline != "" && baseline != defaultBaseline) {
+		return false
+	}
+	if _, err := os.Lstat(filepath.Join(dir, runner.DefaultConfig)); !errors.Is(err, os.ErrNotExist) {
+		return false
+	}
+	if _, err := os.Lstat(inDir(dir, baseline)); baseline != "" && !errors.Is(err, os.ErrNotExist) {
+		return false
+	}
+	return true
+}
+
+// relToHere is p relative to the current directory, where it can be made
+// so, as a flag the user is told to give reads it; p otherwise.
+func relToHere(p string) string {
+	if wd, err := os.Getwd(); err == nil {
+		if rel, err := filepath.Rel(wd, p); err == nil {
+			return rel
+		}
+	}
+	return p
 }
 
 // checkOutputFlag refuses, as bad usage, an --output that names a file
