@@ -147,7 +147,7 @@ func cmdRun(ctx context.Context, args []string, getenv func(string) string, stdi
 		return exitWith(2, fmt.Errorf("run: %w", err))
 	}
 	if *writes != "" && *writes != "overlay" && *writes != "copy" {
-		return exitWith(2, fmt.Errorf("run: --writes %q: want overlay or copy", *writes))
+		return exitWith(2, fmt.Errorf("run: --writes %q: want overlay or copy%s", *writes, didYouMean(*writes, "overlay", "copy")))
 	}
 	spec := sandbox.Spec{
 		Command: command, Dir: *workdir, Env: env, Timeout: *timeout, Linger: *linger,

@@ -263,7 +263,7 @@ func (c *commonFlags) validate(name string) error {
 	switch c.format {
 	case "text", "json", "sarif":
 	default:
-		return fmt.Errorf("%s: --format %q: want text, json or sarif", name, c.format)
+		return fmt.Errorf("%s: --format %q: want text, json or sarif%s", name, c.format, didYouMean(c.format, "text", "json", "sarif"))
 	}
 	if _, _, err := runner.ParseShard(c.shard); err != nil {
 		return fmt.Errorf("%s: %w", name, asFlag("--shard", err))
@@ -551,7 +551,7 @@ func cmdMerge(ctx context.Context, args []string, getenv func(string) string, st
 	switch *format {
 	case "text", "json", "sarif":
 	default:
-		return exitWith(2, fmt.Errorf("merge: --format %q: want text, json or sarif", *format))
+		return exitWith(2, fmt.Errorf("merge: --format %q: want text, json or sarif%s", *format, didYouMean(*format, "text", "json", "sarif")))
 	}
 	if *output == "-" {
 		*output = "" // stdout, as for test and audit

@@ -18,6 +18,7 @@ import (
 	"github.com/spf13/pflag"
 	"golang.org/x/sys/unix"
 
+	"github.com/vigiles/action/internal/textdist"
 	"github.com/vigiles/action/pkg/report"
 	"github.com/vigiles/action/pkg/runner"
 	"github.com/vigiles/action/pkg/sandbox"
@@ -316,9 +317,24 @@ var policyKeys = map[string]string{
 // another kind is put after the flag's name.
 func asFlag(flag string, err error) error {
 	if value, reason, ok := refusedValue(err); ok {
+		var me *sandbox.ModeError
+		if errors.As(err, &me) {
+			reason += didYouMean(value, string(sandbox.ModeAuto), string(sandbox.ModeStrict), string(sandbox.ModeOff))
+		}
 		return hinted{msg: fmt.Sprintf("%s %q: %s", flag, value, reason), err: err}
 	}
 	return fmt.Errorf("%s: %w", flag, err)
+}
+
+// didYouMean is what a flag's value v was meant to be, said as --egress
+// says it (": did you mean deny?"): the one of words it is but for its
+// case (--format JSON, --sandbox Strict: the values are lower case), or
+// the one it is a slip of (--format sarf); "" where none is near.
+func didYouMean(v string, words ...string) string {
+	if w := textdist.Nearest(v, words); w != "" {
+		return fmt.Sprintf(": did you mean %s?", w)
+	}
+	return ""
 }
 
 // asInput is asFlag for an action's input: the value quoted, then what

@@ -686,6 +686,15 @@ func TestEveryErrorNamesItsCommand(t *testing.T) {
 		{[]string{"audit", "--dir", empty, "--shard", "0/0"}, 2, `vigiles: audit: --shard "0/0": want i/n with 1 ≤ i ≤ n ≤ 10000` + "\n"},
 		{[]string{"test", "--dir", empty, "--sandbox", "bogus"}, 2, `vigiles: test: --sandbox "bogus": want auto, strict or off` + "\n"},
 		{[]string{"run", "--sandbox", "bogus", "--", "true"}, 2, `vigiles: run: --sandbox "bogus": want auto, strict or off` + "\n"},
+		// A value in another case, or a slip of one, is told the value
+		// meant, as --egress Deny is (it was told only the values).
+		{[]string{"run", "--sandbox", "Strict", "--", "true"}, 2, `vigiles: run: --sandbox "Strict": want auto, strict or off: did you mean strict?` + "\n"},
+		{[]string{"audit", "--dir", empty, "--sandbox", "STRICT"}, 2, `vigiles: audit: --sandbox "STRICT": want auto, strict or off: did you mean strict?` + "\n"},
+		{[]string{"test", "--dir", empty, "--format", "JSON"}, 2, `vigiles: test: --format "JSON": want text, json or sarif: did you mean json?` + "\n"},
+		{[]string{"audit", "--dir", empty, "--format", "sarf"}, 2, `vigiles: audit: --format "sarf": want text, json or sarif: did you mean sarif?` + "\n"},
+		{[]string{"merge", "--format", "Text", "x.json"}, 2, `vigiles: merge: --format "Text": want text, json or sarif: did you mean text?` + "\n"},
+		{[]string{"run", "--writes", "Copy", "--", "true"}, 2, `vigiles: run: --writes "Copy": want overlay or copy: did you mean copy?` + "\n"},
+		{[]string{"run", "--egress", "Deny", "--", "true"}, 2, `vigiles: run: --egress "Deny": want deny, record or allow: did you mean deny?` + "\n"},
 		// An empty path, refused as --dir "" is: the report went to
 		// stdout, and the command ran with an empty stdin, in silence.
 		{[]string{"audit", "--dir", empty, "-o", ""}, 2, `vigiles: audit: --output "": an empty path: leave -o out, or give -o -, for stdout` + "\n"},
