@@ -122,7 +122,7 @@ func cmdRun(ctx context.Context, args []string, getenv func(string) string, stdi
 	}
 	command := fs.Args()
 	if len(command) == 0 {
-		return usageError(fs, runHelp, stderr, errors.New("run: no command given (put it after --)"))
+		return usageError(fs, runHelp, stderr, errors.New("run: no command given; name it after the flags, as in vigiles run -- ./hook.sh (the -- is needed only where it starts with -)"))
 	}
 	if len(command) > 1 && command[1] == "--" {
 		// --json false -- ./hook.sh: a -- after the command's first word

@@ -546,7 +546,7 @@ func cmdMerge(ctx context.Context, args []string, getenv func(string) string, st
 	}
 	formatFromOutput(fs, format, *output)
 	if fs.NArg() == 0 {
-		return usageError(fs, mergeHelp, stderr, errors.New("merge: no reports given"))
+		return usageError(fs, mergeHelp, stderr, errors.New("merge: no reports given; name the JSON reports vigiles test or audit wrote with --shard i/n --format json --output FILE, or one whole report to write again in another --format"))
 	}
 	switch *format {
 	case "text", "json", "sarif":

@@ -94,7 +94,7 @@ func TestTestAuditUsage(t *testing.T) {
 		{[]string{"test", "--no-such-flag"}, 2, "unknown flag"},
 		{[]string{"audit", "--update-baseline", "--shard", "1/2"}, 2, "needs the whole audit"},
 		{[]string{"audit", "--update-baseline", "--baseline", ""}, 2, `audit: --update-baseline needs a baseline file to write, and --baseline "" names none: leave --baseline out (default .vigiles/baseline.json) or name one, e.g. --baseline .vigiles/baseline.json`},
-		{[]string{"merge"}, 2, "no reports given"},
+		{[]string{"merge"}, 2, "merge: no reports given; name the JSON reports vigiles test or audit wrote with --shard i/n --format json --output FILE, or one whole report to write again in another --format\n"},
 		{[]string{"test", "--egress", "sometimes"}, 2, "want deny, record or allow"},
 		{[]string{"audit", "--allow", "x.example.test"}, 2, "hosts and address ranges to allow need egress mode allow (egress is deny, the default); add --egress allow\n"},
 		{[]string{"test", "--egress", "allow"}, 2, "egress mode allow needs at least one host (or address range) to allow; name it with --allow HOST[:PORT]\n"},

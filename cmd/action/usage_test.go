@@ -68,6 +68,8 @@ func TestHelpGoesToStdout(t *testing.T) {
 		help string // on stderr, or "" for none
 	}{
 		{[]string{"run"}, "Usage: vigiles run"},
+		{[]string{"run"}, "\nvigiles: run: no command given; name it after the flags, as in vigiles run -- ./hook.sh (the -- is needed only where it starts with -)\n"},
+		{[]string{"run", "--json"}, "\nvigiles: run: no command given; name it after"},
 		{[]string{"merge"}, "Usage: vigiles merge"},
 		{[]string{"help", "nosuch"}, `help: unknown command "nosuch" (vigiles --help lists the commands)`},
 		// help takes one command, as doctor and version take none.
