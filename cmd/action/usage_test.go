@@ -223,7 +223,8 @@ func TestActionAllowOutsideAllowModeSaidOnce(t *testing.T) {
 }
 
 // TestReadmeCommandsListEveryFlag: README.md's Commands block names every
-// command and every flag (run's --limit-* as "--limit-…").
+// command and every flag (run's --limit-* as "--limit-…"), and no flag
+// that the command's help does not list.
 func TestReadmeCommandsListEveryFlag(t *testing.T) {
 	b, err := os.ReadFile("../../README.md")
 	if err != nil {
@@ -244,6 +245,34 @@ func TestReadmeCommandsListEveryFlag(t *testing.T) {
 		}
 		sections[cur] += l + "\n"
 	}
+	// The other way: each flag a command's lines name is one its help
+	// lists, spelt so (test's own lines and the line it shares with
+	// audit; audit's are all its own).
+	own := map[string]string{}
+	for name, sec := range sections {
+		own[name] = sec
+	}
+	for _, l := range strings.Split(sections["audit"], "\n") {
+		if strings.Contains(l, "(both:") {
+			own["test"] += l + "\n"
+		}
+	}
+	namedRE := regexp.MustCompile(`(?:^|[\s\[|(])(--?[a-z][\w-]*)`)
+	for name := range subcommands {
+		_, out, _ := runCLI(t, name, "--help")
+		for _, m := range namedRE.FindAllStringSubmatch(own[name], -1) {
+			f := m[1]
+			if f == "--limit-" || f == "-" {
+				continue // run's --limit-…, which stands for them all
+			}
+			listed := strings.Contains(out, "  "+f+" ") || strings.Contains(out, " "+f+"[=") ||
+				strings.Contains(out, "  "+f+", ") || strings.Contains(out, ", "+f+" ") || strings.Contains(out, ", "+f+"[=")
+			if !listed {
+				t.Errorf("the Commands block names %s %s, which vigiles %s --help does not list", name, f, name)
+			}
+		}
+	}
+
 	sections["test"] += sections["audit"]
 	flagRE := regexp.MustCompile(`(?m)^\s+(?:(-\w), )?(--[\w-]+)`)
 	for name := range subcommands {
