@@ -679,6 +679,22 @@ func TestTestArgumentSaysWhatWasMeant(t *testing.T) {
 	}
 }
 
+// TestHelpShowsTheRepositoryElsewhere: test's and audit's help show, in
+// their examples, how to check a repository that is not the current
+// directory (--dir), which a newcomer at the root of a checkout that
+// holds one (the bundled example) needs first, and which a PATH or an
+// argument does not do.
+func TestHelpShowsTheRepositoryElsewhere(t *testing.T) {
+	for cmd, want := range map[string]string{
+		"test":  "\n  vigiles test --dir examples                   # the repository in examples/, with its .vigiles.yml\n",
+		"audit": "\n  vigiles audit --dir examples                  # the repository in examples/, with its policy and baseline\n",
+	} {
+		if _, out, _ := runCLI(t, cmd, "--help"); !strings.Contains(out, want) {
+			t.Errorf("vigiles %s --help shows no --dir example %q:\n%s", cmd, want, out)
+		}
+	}
+}
+
 // readmeOwnRepositorySteps is the arguments of each vigiles command that
 // README.md's "On your own repository" shows, in its order.
 func readmeOwnRepositorySteps(t *testing.T) [][]string {

@@ -63,6 +63,7 @@ every expectation holds; each points at the line that states it.
 
 Examples:
   vigiles test                                  # .vigiles.yml in the current directory
+  vigiles test --dir examples                   # the repository in examples/, with its .vigiles.yml
   vigiles test --config ci/vigiles.yml --format json --output vigiles-report.json
   vigiles test --format sarif --output vigiles.sarif
   vigiles test --shard 2/4 --format json --output shard-2.json   # then: vigiles merge shard-*.json
@@ -122,6 +123,7 @@ make those runs whole first.
 
 Examples:
   vigiles audit                                 # everything in the current repository
+  vigiles audit --dir examples                  # the repository in examples/, with its policy and baseline
   vigiles audit plugins/vendor-a plugins/vendor-b
   vigiles audit --update-baseline               # accept; review the diff of .vigiles/baseline.json
   vigiles audit --shard 1/3 --format json --output audit-1.json   # one job of a matrix
