@@ -502,6 +502,10 @@ func TestAuditOfARepositoryInAPathSaysSo(t *testing.T) {
 	if _, _, errs := runCLI(t, "audit", "-q", "tools/example"); errs != "" {
 		t.Errorf("audit -q tools/example: stderr %q, want none", errs)
 	}
+	// -q's help names it among the lines it silences.
+	if _, out, _ := runCLI(t, "audit", "--help"); !strings.Contains(strings.Join(strings.Fields(out), " "), "no progress lines on stderr (an audit's policy and baseline unread where a directory above or a PATH holds a .vigiles.yml,") {
+		t.Errorf("audit --help: -q does not name the line of a policy unread:\n%s", out)
+	}
 	if _, _, errs := runCLI(t, "audit", "--dir", "tools/example"); strings.Contains(errs, "a PATH of this audit") {
 		t.Errorf("audit --dir tools/example: stderr %q names a policy in a PATH", errs)
 	}

@@ -187,7 +187,7 @@ func (c *commonFlags) add(fs *pflag.FlagSet) {
 	fs.StringVar(&c.egress, "egress", "", "override the policy's network mode: deny, record or allow, in place of its whole defaults.egress (its hosts, address ranges, resolver and connector too) (default: the policy's, else deny)")
 	fs.StringArrayVar(&c.allow, "allow", nil, "with --egress allow: HOST[:PORT] or *.SUFFIX that may be reached (repeatable); names only: addresses and ranges go under the policy's defaults.egress.allow-ip, used without these flags")
 	fs.IntVar(&c.maxRuns, "max-runs", runner.DefaultMaxRuns, "the most hook runs to start (per shard); a plan of more runs none and reports plan/too-many-runs: raise this, or narrow the work (audit: PATHs; test: checks that select fewer hooks; both: --shard)")
-	fs.BoolVarP(&c.quiet, "quiet", "q", false, "no progress lines on stderr (an audit's baseline that cannot be compared with, the runs planned, a line per finished run, every 30s the runs still running and for how long, the baseline --update-baseline wrote)")
+	fs.BoolVarP(&c.quiet, "quiet", "q", false, "no progress lines on stderr (an audit's policy and baseline unread where a directory above or a PATH holds a .vigiles.yml, an audit's baseline that cannot be compared with, the runs planned, a line per finished run, every 30s the runs still running and for how long, the baseline --update-baseline wrote)")
 	fs.BoolVar(&c.rootSandbox, "root-sandbox", false, rootSandboxHelp)
 	setRange(fs, "jobs", fmt.Sprintf("0 (one per core) to %d", maxJobs))
 	setRange(fs, "max-runs", fmt.Sprintf("a whole number from 1 to %d", math.MaxInt))
