@@ -1390,6 +1390,25 @@ func TestUpdateBaselineNotWrittenSaysError(t *testing.T) {
 	}
 }
 
+// TestMissingPolicyNamesTheDirFromHere: the --dir a missing policy's
+// error tells a caller to give is written as the caller would type it,
+// from the current directory, where the repository lies below it or
+// above it ("examples", ".."), where it was the absolute path.
+func TestMissingPolicyNamesTheDirFromHere(t *testing.T) {
+	withExecutor(t, fixedHooks())
+	root := writeFiles(t, map[string]string{"examples/.vigiles.yml": manyChecks(1), "examples/plugins/guard/hooks/hooks.json": `{"hooks": {}}`})
+	t.Chdir(root)
+	want := fmt.Sprintf(`there is no policy file at %q (there is one below it, in "examples": give --dir "examples");`, filepath.Join(root, ".vigiles.yml"))
+	if code, _, errs := runCLI(t, "test", "-q"); code != 2 || !strings.Contains(errs, want) {
+		t.Errorf("test at the root: exit %d (want 2), stderr %q; want %q", code, errs, want)
+	}
+	t.Chdir(filepath.Join("examples", "plugins", "guard"))
+	want = fmt.Sprintf(`there is no policy file at %q (there is one in "../..", above it: give --dir "../.." for that repository);`, filepath.Join(root, "examples", "plugins", "guard", ".vigiles.yml"))
+	if code, _, errs := runCLI(t, "test", "-q"); code != 2 || !strings.Contains(errs, want) {
+		t.Errorf("test in examples/plugins/guard: exit %d (want 2), stderr %q; want %q", code, errs, want)
+	}
+}
+
 // TestMissingPolicyNamesTheOnesBelow: vigiles test run at a repository's
 // root whose policy file is in a directory of it (examples/.vigiles.yml)
 // names that directory and the --dir that reads it, as the action names

@@ -545,6 +545,7 @@ func withConfigHint(err error, flag, top string) error {
 				// not its root (or a working-directory input that names
 				// one): the policy is the root's.
 				if flag == "--config" {
+					above = hereIfInside(above)
 					what += fmt.Sprintf(" (there is one in %q, above it: give --dir %q for that repository)", above, above)
 				} else {
 					what += fmt.Sprintf(" (there is one in %q, above it: the working-directory input names the repository)", above)
@@ -578,6 +579,8 @@ func policiesBelowHint(dir, flag, top string) string {
 		named[i] = filepath.Join(dir, filepath.FromSlash(b))
 		if rel, ok := relInside(top, named[i]); flag != "--config" && ok {
 			named[i] = filepath.ToSlash(rel)
+		} else if flag == "--config" {
+			named[i] = hereIfInside(named[i])
 		}
 	}
 	switch {
@@ -589,6 +592,26 @@ func policiesBelowHint(dir, flag, top string) string {
 		return fmt.Sprintf(" (there is one below it, in %s: set working-directory: %s)", named[0], named[0])
 	}
 	return fmt.Sprintf(" (there are some below it, in %s: set working-directory to the one to check, a step for each)", strings.Join(named, ", "))
+}
+
+// hereIfInside is p, a directory a message tells the caller to give as
+// --dir, relative to the current directory where it lies inside it (the
+// repository's examples, from the root of the checkout: "examples", as
+// the caller would type it) or is a directory the current one lies in
+// (".." from examples/plugins); p as it is otherwise.
+func hereIfInside(p string) string {
+	wd, err1 := os.Getwd()
+	abs, err2 := filepath.Abs(p)
+	if err1 != nil || err2 != nil {
+		return p
+	}
+	if rel, ok := relInside(wd, abs); ok && rel != "." {
+		return rel
+	}
+	if rel, ok := relInside(abs, wd); ok && rel != "." {
+		return strings.TrimSuffix(strings.Repeat("../", len(strings.Split(rel, string(filepath.Separator)))), "/")
+	}
+	return p
 }
 
 // configFromHere is the mistake of a --config written from the current
