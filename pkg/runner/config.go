@@ -667,7 +667,7 @@ func ParseSize(s string) (uint64, error) {
 	}
 	v, err := strconv.ParseUint(m[1], 10, 64)
 	if err != nil {
-		return 0, errors.New("too large")
+		return 0, errSizeTooLarge
 	}
 	mult := uint64(1)
 	switch strings.TrimSuffix(strings.TrimSuffix(m[2], "B"), "i") {
@@ -683,10 +683,14 @@ func ParseSize(s string) (uint64, error) {
 	// 2^64-1 itself is RLIM_INFINITY, which would turn a limit set
 	// with setrlimit (memory, file-size) off, not bound it.
 	if v > math.MaxUint64/mult || v*mult == math.MaxUint64 {
-		return 0, errors.New("too large")
+		return 0, errSizeTooLarge
 	}
 	return v * mult, nil
 }
+
+// errSizeTooLarge is ParseSize's error for a size of 2^64-1 bytes or
+// more, which names the largest it reads in its largest unit.
+var errSizeTooLarge = fmt.Errorf("too large: a size is less than 2^64-1 bytes, at most %dTiB", uint64(math.MaxUint64)>>40)
 
 // SizeMeant is the size s means, written as ParseSize reads it, where s
 // is one ParseSize refuses only for the way it is written: a unit in

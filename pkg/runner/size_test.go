@@ -1,6 +1,9 @@
 package runner
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 // TestParseSize: sizes, as .vigiles.yml and the command line write them,
 // are bytes or binary multiples (K, KB and KiB all 1024), whole numbers
@@ -25,6 +28,13 @@ func TestParseSize(t *testing.T) {
 		"18446744073709551615", "18446744073709551616", "16777216TiB", "١٢٣"} {
 		if got, err := ParseSize(s); err == nil {
 			t.Errorf("ParseSize(%q) = %d; want an error", s, got)
+		}
+	}
+	// One too large says what the largest is, in a unit that can be
+	// written back.
+	for _, s := range []string{"18446744073709551615", "99999999999999999999", "16777216TiB", "99999999TiB"} {
+		if _, err := ParseSize(s); err == nil || !strings.Contains(err.Error(), "too large") || !strings.Contains(err.Error(), "at most 16777215TiB") {
+			t.Errorf("ParseSize(%q): %v; want one that names the largest size, 16777215TiB", s, err)
 		}
 	}
 }
