@@ -2662,10 +2662,14 @@ func Merge(reports ...NamedReport) (*report.Report, error) {
 				missing = append(missing, s)
 			}
 		}
+		// What a merge needs is every shard's report of the run: the
+		// one of each shard's job, named together (their artifacts
+		// downloaded into one directory, vigiles merge DIR/*.json).
+		given := len(shardIn)
 		if len(missing) == 1 {
-			return nil, errorf(ErrBadOption, "merging reports: shard %s is missing", missing[0])
+			return nil, errorf(ErrBadOption, "merging reports: shard %s is missing: name the reports of all %d shards of the run (%d given)", missing[0], total, given)
 		}
-		return nil, errorf(ErrBadOption, "merging reports: shards %s are missing", strings.Join(missing, ", "))
+		return nil, errorf(ErrBadOption, "merging reports: shards %s are missing: name the reports of all %d shards of the run (%d given)", strings.Join(missing, ", "), total, given)
 	}
 	if total > 0 {
 		out.Findings = groupAcrossRuns(out.Findings, out.Runs)

@@ -355,7 +355,7 @@ func TestMergeRejects(t *testing.T) {
 		{"duplicate run", []*report.Report{a, b}, `run x is in both a.json and b.json`},
 		{"mixed commands", []*report.Report{a, c}, "c.json is a report of vigiles test and a.json one of vigiles audit"},
 		{"wrong schema", []*report.Report{d}, `d.json has schema "other/v9"`},
-		{"missing shard", []*report.Report{a}, "shard 2/2 is missing"},
+		{"missing shard", []*report.Report{a}, "shard 2/2 is missing: name the reports of all 2 shards of the run (1 given)"},
 		{"mixed shard counts", []*report.Report{a, e}, "a.json is a shard of 2 and e.json one of 3"},
 		{"same shard twice", []*report.Report{a, a}, "a.json and a.json are both shard 1/2"},
 		{"no command", []*report.Report{f}, `f.json has command "", want test or audit`},
