@@ -1417,6 +1417,14 @@ func (p *cfgParser) check(n *yaml.Node) *Check {
 			p.errAt(toolNode, "tool %q: %s sends %s as one of %s", c.Tool, c.Event, spec.MatchField, strings.Join(spec.Values, ", "))
 		}
 	}
+	if IsToolEvent(c.Event) && c.Tool != "" && !strings.HasPrefix(c.Tool, "mcp__") && !slices.Contains(claudeTools, c.Tool) {
+		// A tool of Claude Code's in another case or with a slip
+		// (tool: write): no session sends that call, and a hook whose
+		// matcher names the tool rightly would be said not to run.
+		if like := textdist.Nearest(c.Tool, claudeTools); like != "" {
+			p.errAt(toolNode, "%s: tool %q is no tool of Claude Code's: did you mean %s? Claude Code names its tools exactly, case and all, so no session sends this call", what, c.Tool, like)
+		}
+	}
 	if skipsToolEvent(c.Event, c.Tool) {
 		// Claude Code never fires the event for the tool: the run would
 		// test a payload that cannot occur.
