@@ -86,13 +86,17 @@ func namespaceFix(generic string) string {
 
 // callerRefusal adds to a refusal the sandbox made (a layer it could not
 // apply, refused by the kernel) that vigiles runs under a seccomp filter
-// of whoever started it, where it does: the likeliest cause.
+// of whoever started it, where it does: the likeliest cause of an EPERM,
+// which is what a container runtime's profile answers. A refusal that
+// names its own fix (the work tree's overlay: record writes by copy) keeps
+// that one alone, and one answered EACCES (a file's mode, Landlock, an
+// AppArmor or SELinux profile, none of them a seccomp filter) is left as
+// it is: the filter's fix would send the user after the wrong cause.
 func callerRefusal(refusal string) string {
-	if !callerSeccomp() || strings.Contains(refusal, "Seccomp: 2") {
+	if !callerSeccomp() || strings.Contains(refusal, "Seccomp: 2") || strings.Contains(refusal, "; fix: ") {
 		return refusal
 	}
-	l := strings.ToLower(refusal)
-	if !strings.Contains(l, "operation not permitted") && !strings.Contains(l, "permission denied") {
+	if !strings.Contains(strings.ToLower(refusal), "operation not permitted") {
 		return refusal
 	}
 	return refusal + "; fix: " + callerSeccompFix
