@@ -43,8 +43,13 @@ func TestWalkSpreadsOverWorkers(t *testing.T) {
 			}
 		}
 	}
+	// Every walk is given the one start: which directories a walk
+	// trusts depends on its start (a ctime older by racyMargin), and a
+	// slow machine's walks, each from its own clock, would record the
+	// last-made directories trusted in one walk and not in the next.
+	t0 := coarseNow()
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
-	one, oneRoot, err := walkTree(root, "", nil, coarseNow())
+	one, oneRoot, err := walkTree(root, "", nil, t0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,7 +60,7 @@ func TestWalkSpreadsOverWorkers(t *testing.T) {
 	runtime.GOMAXPROCS(4)
 	handed := 0
 	for range 5 {
-		four, fourRoot, err := walkTree(root, "", nil, coarseNow())
+		four, fourRoot, err := walkTree(root, "", nil, t0)
 		if err != nil {
 			t.Fatal(err)
 		}
