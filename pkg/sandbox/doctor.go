@@ -1183,7 +1183,7 @@ func probeAppArmorSysctl(ctx context.Context, env *doctorEnv) Probe {
 // that refuses what a sandbox needs gets every run refused.
 func probeCallerSeccomp(ctx context.Context, env *doctorEnv) Probe {
 	if !callerSeccomp() {
-		return Probe{Availability: Available, Detail: "vigiles runs under no seccomp filter of whoever started it (Seccomp: 0 in its /proc/self/status)"}
+		return Probe{Availability: Available, Detail: "vigiles runs under no seccomp filter of whoever started it (its /proc/self/status says no Seccomp: 2)"}
 	}
 	return Probe{Availability: Inconclusive,
 		Detail: "vigiles runs under a seccomp filter of whoever started it (Seccomp: 2 in its /proc/self/status), which every sandbox inherits: where it refuses what a sandbox needs (unshare, mount, seccomp, landlock_create_ruleset), every run is refused",

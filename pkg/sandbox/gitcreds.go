@@ -1076,6 +1076,9 @@ func (w *gitWalk) check(rel, path string, depth int, old *treeNode) (*treeNode, 
 // walk may be reading it): where a subdirectory's node changed, a copy of
 // old with the new one is returned.
 func (w *gitWalk) reuse(rel, path string, depth int, old *treeNode) (*treeNode, error) {
+	if w.sh.failed.Load() {
+		return nil, errWalkStopped
+	}
 	if depth > maxGitDepth {
 		return nil, fmt.Errorf("%s is more than %d directories deep, past what vigiles searches for nested checkouts", w.root, maxGitDepth)
 	}
