@@ -242,23 +242,8 @@ func TestTreeCacheRefusesAlike(t *testing.T) {
 	requireCtimeKept(t, root)
 	settle()
 	_, n1 := walkOf(t, root, "", nil)
-	// Deeper than PATH_MAX: made one directory at a time.
-	fd, err := unix.Open(filepath.Join(root, "a/b"), unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for range maxGitDepth + 2 {
-		if err := unix.Mkdirat(fd, "d", 0o755); err != nil {
-			t.Fatal(err)
-		}
-		c, err := unix.Openat(fd, "d", unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
-		unix.Close(fd)
-		if err != nil {
-			t.Fatal(err)
-		}
-		fd = c
-	}
-	unix.Close(fd)
+	// Deeper than maxGitDepth and PATH_MAX.
+	deepChain(t, filepath.Join(root, "a/b"), maxGitDepth+2)
 	_, _, full := walkTree(root, "", nil, 0)
 	_, _, cached := walkTree(root, "", n1, coarseNow())
 	if full == nil || cached == nil || full.Error() != cached.Error() {

@@ -113,23 +113,7 @@ func TestWalkOfWorkersRefusesAlike(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	// Deeper than maxGitDepth (and PATH_MAX): made one directory at a time.
-	fd, err := unix.Open(filepath.Join(root, "b40"), unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for range maxGitDepth + 2 {
-		if err := unix.Mkdirat(fd, "d", 0o755); err != nil {
-			t.Fatal(err)
-		}
-		c, err := unix.Openat(fd, "d", unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
-		unix.Close(fd)
-		if err != nil {
-			t.Fatal(err)
-		}
-		fd = c
-	}
-	unix.Close(fd)
+	deepChain(t, filepath.Join(root, "b40"), maxGitDepth+2)
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
 	_, _, one := walkTree(root, "", nil, 0)
 	if one == nil || !strings.Contains(one.Error(), "directories deep") {
@@ -155,4 +139,28 @@ func openFDs(t *testing.T) int {
 		t.Fatal(err)
 	}
 	return len(es)
+}
+
+// deepChain makes n directories d, each in the one before, below dir:
+// deeper than PATH_MAX where n is, so made one at a time, each relative
+// to the one before.
+func deepChain(t *testing.T, dir string, n int) {
+	t.Helper()
+	fd, err := unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range n {
+		if err := unix.Mkdirat(fd, "d", 0o755); err != nil {
+			unix.Close(fd)
+			t.Fatal(err)
+		}
+		c, err := unix.Openat(fd, "d", unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+		unix.Close(fd)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fd = c
+	}
+	unix.Close(fd)
 }
