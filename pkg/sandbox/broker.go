@@ -1462,7 +1462,7 @@ func bwrapFailed(ctx context.Context, stderr []byte, cred *syscall.Credential) e
 			// uid may make user namespaces; bubblewrap's own message can.
 			c.Fix = fmt.Sprintf("bubblewrap's message above names what uid %d could not do there (a host path it names must exist and be reachable by that uid)", cred.Uid)
 			if namespaceRefused(stderr) {
-				c.Fix = namespaceFix(usernsFix)
+				c.Fix = namespaceFix(usernsFix, stderr)
 			}
 			c.Fix += "; or, for a root-owned work tree, accept a sandbox whose uid 0 is the host's root with --root-sandbox"
 		}

@@ -44,41 +44,56 @@ func callerSeccomp() bool {
 const callerSeccompFix = "start vigiles without the seccomp filter it runs under (Seccomp: 2 in its /proc/self/status), which its sandbox inherits: in a container, --security-opt seccomp=unconfined (docs/container.md); under systemd, no SystemCallFilter= in its unit"
 
 // usernsRestrictions are this host's settings that refuse unprivileged
-// user namespaces, each as name=value (none: the host allows them, as far
-// as its settings say).
-func usernsRestrictions() []string {
-	var out []string
+// user namespaces, each as name=value, and those of them it could not
+// read (unread): none of either says the host's settings allow them.
+func usernsRestrictions() (refusing, unread []string) {
 	for _, s := range []struct{ path, name, refuses string }{
 		{"user/max_user_namespaces", "user.max_user_namespaces", "0"},
 		{"kernel/unprivileged_userns_clone", "kernel.unprivileged_userns_clone", "0"},
 		{"kernel/apparmor_restrict_unprivileged_userns", "kernel.apparmor_restrict_unprivileged_userns", "1"},
 	} {
-		if v, ok, err := readSysctl(s.path); ok && err == nil && v == s.refuses {
-			out = append(out, s.name+"="+v)
+		v, ok, err := readSysctl(s.path)
+		switch {
+		case ok && err != nil:
+			unread = append(unread, s.name)
+		case ok && v == s.refuses:
+			refusing = append(refusing, s.name+"="+v)
 		}
 	}
 	if _, err := os.Stat("/proc/self/ns/user"); err != nil {
-		out = append(out, "no user namespaces in this kernel")
+		refusing = append(refusing, "no user namespaces in this kernel")
 	}
-	return out
+	return refusing, unread
 }
 
 // namespaceFix is the fix for bubblewrap's refusal to make the sandbox's
-// namespaces (generic: the settings a host may refuse them by): first
-// what is known here to refuse them, a seccomp filter vigiles runs under
-// or the host's settings, and where neither is, the confinement vigiles
-// may have been started in, which no file says.
-func namespaceFix(generic string) string {
+// namespaces, whose stderr is given (generic: the settings a host may
+// refuse them by): first what is known here to refuse them, every user
+// namespace the host allows in use, a seccomp filter vigiles runs under
+// or the host's settings, and where none is, the confinement vigiles may
+// have been started in, which no file says.
+func namespaceFix(generic string, stderr []byte) string {
+	if bytes.Contains(stderr, []byte("No space left on device")) {
+		// ENOSPC from clone or unshare: user.max_user_namespaces (or
+		// the owner's share of it) is reached.
+		n, _, _ := readSysctl("user/max_user_namespaces")
+		return fmt.Sprintf("every user namespace this host allows is in use (user.max_user_namespaces=%s): end what holds them (sandboxes, containers, browsers), or raise it (sysctl -w user.max_user_namespaces=…)", n)
+	}
 	var first []string
 	if callerSeccomp() {
 		first = append(first, callerSeccompFix)
 	}
-	if r := usernsRestrictions(); len(r) > 0 {
-		first = append(first, fmt.Sprintf("this host refuses them (%s): %s", strings.Join(r, ", "), generic))
+	refusing, unread := usernsRestrictions()
+	if len(refusing) > 0 {
+		first = append(first, fmt.Sprintf("this host refuses them (%s): %s", strings.Join(refusing, ", "), generic))
 		return strings.Join(first, "; and ")
 	}
 	if len(first) == 0 {
-		first = append(first, "this host's settings allow user namespaces, and vigiles runs under no seccomp filter: "+
+		settings := "this host's settings allow user namespaces"
+		if len(unread) > 0 {
+			settings = fmt.Sprintf("this host's settings that vigiles could read allow user namespaces (it could not read %s)", strings.Join(unread, ", "))
+		}
+		first = append(first, settings+", and vigiles runs under no seccomp filter: "+
 			"where it was started in a Landlock domain or under an AppArmor or SELinux profile (a tool's, a container's), start it outside that")
 	}
 	return strings.Join(first, "; or ") + "; otherwise " + generic

@@ -30,7 +30,7 @@ func TestCallerSeccompReadsItsStatus(t *testing.T) {
 		old := procStatusSeccomp
 		procStatusSeccomp = p
 		got := callerSeccomp()
-		fix := namespaceFix("GENERIC")
+		fix := namespaceFix("GENERIC", nil)
 		refusal := callerRefusal("installing seccomp filter: operation not permitted")
 		other := callerRefusal("the command is empty")
 		procStatusSeccomp = old
@@ -43,8 +43,20 @@ func TestCallerSeccompReadsItsStatus(t *testing.T) {
 		if c.under != strings.Contains(refusal, callerSeccompFix) || other != "the command is empty" {
 			t.Errorf("status %q: the sandbox's refusals read %q and %q", c.status, refusal, other)
 		}
-		if !c.under && len(usernsRestrictions()) == 0 && !strings.Contains(fix, "this host's settings allow user namespaces") {
+		if refusing, unread := usernsRestrictions(); !c.under && len(refusing)+len(unread) == 0 && !strings.Contains(fix, "this host's settings allow user namespaces") {
 			t.Errorf("status %q on a host whose settings allow user namespaces: the fix %q does not say so", c.status, fix)
 		}
+	}
+}
+
+// TestNamespaceFixOfNamespacesAllInUse: bubblewrap's ENOSPC (every user
+// namespace the host allows is in use) is named as that, with the
+// setting that bounds them, not as a host that refuses them or a
+// confinement vigiles was started in.
+func TestNamespaceFixOfNamespacesAllInUse(t *testing.T) {
+	fix := namespaceFix("GENERIC", []byte("bwrap: Creating new namespace failed: No space left on device\n"))
+	if !strings.Contains(fix, "every user namespace this host allows is in use (user.max_user_namespaces=") ||
+		strings.Contains(fix, "GENERIC") || strings.Contains(fix, "Landlock") {
+		t.Errorf("the fix for namespaces all in use: %q", fix)
 	}
 }

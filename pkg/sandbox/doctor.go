@@ -494,7 +494,7 @@ func runUserns(ctx context.Context, env *doctorEnv, cred *syscall.Credential, wh
 	if err != nil {
 		return Probe{Availability: Unsupported,
 			Detail: fmt.Sprintf("bwrap --unshare-all --unshare-user … bwrap --version %s failed (%v): %s", who, err, quoteOutput(out)),
-			Fix:    namespaceFix(usernsFix)}
+			Fix:    namespaceFix(usernsFix, out)}
 	}
 	return Probe{Availability: Available, Detail: "bwrap --unshare-all --unshare-user … bwrap --version " + who + " works"}
 }

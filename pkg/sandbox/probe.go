@@ -74,7 +74,7 @@ func probeConfinement(ctx context.Context) Capability {
 	}
 	msg := strings.TrimSpace(string(out))
 	why := fmt.Sprintf("bubblewrap cannot create the sandbox's namespaces: %s", msg)
-	return Capability{Confine: Unsupported, Why: why, Fix: namespaceFix(probeNamespaceFix)}
+	return Capability{Confine: Unsupported, Why: why, Fix: namespaceFix(probeNamespaceFix, out)}
 }
 
 // probeNamespaceFix is what a host may refuse the sandbox's namespaces by
