@@ -1417,12 +1417,14 @@ func (p *cfgParser) check(n *yaml.Node) *Check {
 			p.errAt(toolNode, "tool %q: %s sends %s as one of %s", c.Tool, c.Event, spec.MatchField, strings.Join(spec.Values, ", "))
 		}
 	}
-	if IsToolEvent(c.Event) && c.Tool != "" && !strings.HasPrefix(c.Tool, "mcp__") && !slices.Contains(claudeTools, c.Tool) {
-		// A tool of Claude Code's in another case or with a slip
-		// (tool: write): no session sends that call, and a hook whose
-		// matcher names the tool rightly would be said not to run.
-		if like := textdist.Nearest(c.Tool, claudeTools); like != "" {
-			p.errAt(toolNode, "%s: tool %q is no tool of Claude Code's: did you mean %s? Claude Code names its tools exactly, case and all, so no session sends this call", what, c.Tool, like)
+	if IsToolEvent(c.Event) && c.Tool != "" && !slices.Contains(claudeTools, c.Tool) {
+		// A tool of Claude Code's in another case (tool: write): no
+		// session sends that call, and a hook whose matcher names the
+		// tool rightly would be said not to run. A name a letter or two
+		// off is left alone: it may be a tool of a Claude Code newer
+		// than this list.
+		if i := slices.IndexFunc(claudeTools, func(t string) bool { return strings.EqualFold(t, c.Tool) }); i >= 0 {
+			p.errAt(toolNode, "%s: tool %q is no tool of Claude Code's: did you mean %s? Claude Code names its tools exactly, case and all, so no session sends this call", what, c.Tool, claudeTools[i])
 		}
 	}
 	if skipsToolEvent(c.Event, c.Tool) {

@@ -261,12 +261,12 @@ func TestConfigErrorLocations(t *testing.T) {
 			[]string{`4:11 check "a": tool "EndConversation": Claude Code runs no PreToolUse hook for EndConversation calls (nor PermissionRequest or PostToolUse)`}},
 		{"EndConversation on PermissionRequest", "checks:\n  - {name: a, hook: h, event: PermissionRequest, tool: EndConversation, expect: {allowed: true}}\n",
 			[]string{`2:56 check "a": tool "EndConversation": Claude Code runs no PermissionRequest hook for EndConversation calls (nor PreToolUse or PostToolUse)`}},
-		// A tool of Claude Code's in another case, or with a slip: no
-		// session sends it (a custom tool is an MCP server's, mcp__…).
+		// A tool of Claude Code's in another case: no session sends it.
+		// (One a letter off may be a newer Claude Code's tool: left.)
 		{"a tool in another case", "checks:\n  - {name: a, hook: h, tool: write, expect: {blocked: true}}\n",
 			[]string{`2:30 check "a": tool "write" is no tool of Claude Code's: did you mean Write? Claude Code names its tools exactly, case and all, so no session sends this call`}},
-		{"a tool misspelt", "checks:\n  - {name: a, hook: h, event: PostToolUse, tool: Bsah, expect: {blocked: false}}\n",
-			[]string{`2:50 check "a": tool "Bsah" is no tool of Claude Code's: did you mean Bash?`}},
+		{"a tool in another case on PostToolUse", "checks:\n  - {name: a, hook: h, event: PostToolUse, tool: BASH, expect: {blocked: false}}\n",
+			[]string{`2:50 check "a": tool "BASH" is no tool of Claude Code's: did you mean Bash?`}},
 		{"Setup trigger", "checks:\n  - {name: a, hook: h, event: Setup, tool: install, expect: {exit-code: 0}}\n",
 			[]string{`2:44 tool "install": Setup sends trigger as one of init, maintenance`}},
 		{"PreCompact trigger", "checks:\n  - name: a\n    hook: h\n    event: PreCompact\n    tool: Manual\n    expect: {blocked: true}\n",
@@ -782,6 +782,18 @@ func TestNearKey(t *testing.T) {
 	} {
 		if got := nearKey(key, keys); got != want {
 			t.Errorf("nearKey(%q) = %q, want %q", key, got, want)
+		}
+	}
+}
+
+// TestCheckToolNearlyOneOfClaudeCodes: a check's tool a letter or two
+// off one of Claude Code's (Writer, Bsah) is taken as written, since it
+// may be a tool of a Claude Code newer than vigiles' list; one that
+// differs in case alone is an error (TestConfigErrorLocations).
+func TestCheckToolNearlyOneOfClaudeCodes(t *testing.T) {
+	for _, tool := range []string{"Writer", "Bsah", "mcp__srv__write"} {
+		if _, err := ParseConfig(".vigiles.yml", []byte("checks:\n  - {name: a, hook: h, tool: "+tool+", expect: {blocked: true}}\n")); err != nil {
+			t.Errorf("tool %s: %v", tool, err)
 		}
 	}
 }
