@@ -103,17 +103,18 @@ func hookTimes(t *testing.T, run auditRun) (start, end float64) {
 // to leave it: a file in /dev/shm, /tmp and the work tree (each sandbox
 // has its own scratch, its own /tmp and its own view of the tree), an
 // abstract unix socket (each has its own network namespace), a key in the
-// user and user-session keyrings (the kernel keeps those per user
-// namespace, and each sandbox has its own), a System V and a POSIX
-// message queue (each has its own IPC namespace), its processes in /proc
+// user and user-session keyrings (add_key and keyctl fail with EPERM in
+// every run), a System V message queue (each has its own IPC namespace)
+// and a POSIX one (mq_open fails with EACCES), its processes in /proc
 // and a signal 0 to every pid below 65,536 (each has its own pid
 // namespace, and the other's processes are neither seen nor reached), and
 // the cgroup tree under /sys/fs/cgroup (the other's cgroup may be listed,
 // but a pid of its reads as 0 there, and no file of the tree, the other's
 // limits, freezer and cgroup.procs among them, opens for writing).
 // None crossed; the hooks' own times show they ran at once. A lock on a
-// host file both read (/etc/hostname) does cross: see
-// TestRedteam17LockOnASharedHostFile.
+// host file both read (/etc/hostname) does cross, and so does a watch's
+// news of the other's opens of one: see TestRedteam17LockOnASharedHostFile
+// and TestRedteam17WatchOnASharedHostFile.
 func TestRedteam17HookAgainstHook(t *testing.T) {
 	requireBwrap(t)
 	for _, r := range runners(t) {
@@ -180,6 +181,49 @@ func TestRedteam17LockOnASharedHostFile(t *testing.T) {
 					if strings.Contains(run.Stdout, "got the lock") || !run.TimedOut {
 						t.Errorf("the waiter got the lock the other hook held, or its run did not time out: timed out %v\nstdout: %s", run.TimedOut, run.Stdout)
 					}
+				}
+			}
+		})
+	}
+}
+
+// TestRedteam17WatchOnASharedHostFile: what a hook opens of the host's
+// files is told to another hook that watches them. inotify reports every
+// open and read of a watched inode, whoever makes it, and the host's
+// files are the same inodes in every sandbox's read-only root: hook a
+// watched /etc/services and /etc/protocols, which hook b, run at the same
+// time in a sandbox of its own, read now and then, and a was told of b's
+// opens, for every caller alike. It learns when b read which host file,
+// not what b read or wrote: b's tree, scratch and output are its own, and
+// a's watch on a file of the work tree, which b read too, was told of a's
+// own open alone (each sandbox sees the tree through its own overlay or
+// copy, inodes of its own). The
+// calls stay allowed, as for a lock: the tools a hook runs watch its tree
+// (file watchers, build tools), and no sandbox layer can tell a watch on
+// the tree from one on a host file.
+func TestRedteam17WatchOnASharedHostFile(t *testing.T) {
+	requireBwrap(t)
+	for _, r := range runners(t) {
+		t.Run(r.name, func(t *testing.T) {
+			runs := auditAs(t, r, twoHookTree(t,
+				`{"type": "command", "command": "python3 redteam17watch.py watch 15"}`,
+				`{"type": "command", "command": "python3 redteam17watch.py read 20"}`))
+			if len(runs) != 2 {
+				t.Fatalf("%d runs, want 2: %+v", len(runs), runs)
+			}
+			for _, run := range runs {
+				if run.Tier != "confined" || run.ExitCode != 0 || !strings.Contains(run.Stdout, "done") {
+					t.Fatalf("%s: tier %s, exit %d\nstdout: %s\nstderr: %s", run.Command, run.Tier, run.ExitCode, run.Stdout, run.Stderr)
+				}
+				t.Logf("%s:\n%s", run.Command, run.Stdout)
+				if !strings.Contains(run.Command, ".py watch") {
+					continue
+				}
+				if !strings.Contains(run.Stdout, "saw the other's open of /etc/services") {
+					t.Errorf("the watcher was not told of the other hook's opens of a host file, which docs/security.md says it is:\n%s", run.Stdout)
+				}
+				if strings.Contains(run.Stdout, "saw the other's open of redteam17.py") || !strings.Contains(run.Stdout, "saw its own open of redteam17.py") {
+					t.Errorf("the watch on the work tree's file heard the other hook's opens, or not its own:\n%s", run.Stdout)
 				}
 			}
 		})
