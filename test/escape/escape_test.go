@@ -198,24 +198,32 @@ func vigilesAny(t *testing.T, r runner, dir string, args ...string) (result, int
 	return runVigiles(t, r, dir, nil, args...)
 }
 
-// runVigiles runs `vigiles run --json --workdir dir ARGS` in dir as r,
-// with env beside PATH, ended at 2 minutes, and returns its result and
-// exit status.
-func runVigiles(t *testing.T, r runner, dir string, env []string, args ...string) (result, int) {
-	t.Helper()
+// vigilesAs is the command `vigiles ARGS` in dir as r, with env beside
+// PATH, ended with ctx; where r runs on a tree of its owner's, dir is
+// given to that owner first.
+func vigilesAs(ctx context.Context, r runner, dir string, env []string, args ...string) *exec.Cmd {
 	if r.owner != nil {
 		filepath.Walk(dir, func(p string, _ os.FileInfo, _ error) error {
 			return os.Lchown(p, int(r.owner.Uid), int(r.owner.Gid))
 		})
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, vigilesBin, append([]string{"run", "--json", "--workdir", dir}, args...)...)
+	cmd := exec.CommandContext(ctx, vigilesBin, args...)
 	cmd.Env = append([]string{"PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"}, env...)
 	cmd.Dir = dir
 	if r.cred != nil {
 		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: r.cred}
 	}
+	return cmd
+}
+
+// runVigiles runs `vigiles run --json --workdir dir ARGS` in dir as r,
+// with env beside PATH, ended at 2 minutes, and returns its result and
+// exit status.
+func runVigiles(t *testing.T, r runner, dir string, env []string, args ...string) (result, int) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := vigilesAs(ctx, r, dir, env, append([]string{"run", "--json", "--workdir", dir}, args...)...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	cmd.ExtraFiles = extra

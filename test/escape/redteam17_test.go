@@ -5,11 +5,9 @@ import (
 	"context"
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 )
@@ -35,19 +33,9 @@ type auditRun struct {
 // returns the report's runs.
 func auditAs(t *testing.T, r runner, dir string) []auditRun {
 	t.Helper()
-	if r.owner != nil {
-		filepath.Walk(dir, func(p string, _ os.FileInfo, _ error) error {
-			return os.Lchown(p, int(r.owner.Uid), int(r.owner.Gid))
-		})
-	}
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, vigilesBin, "audit", "--dir", dir, "--format", "json", "--baseline", "", "-q", "--jobs", "2")
-	cmd.Env = []string{"PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"}
-	cmd.Dir = dir
-	if r.cred != nil {
-		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: r.cred}
-	}
+	cmd := vigilesAs(ctx, r, dir, nil, "audit", "--dir", dir, "--format", "json", "--baseline", "", "-q", "--jobs", "2")
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()
