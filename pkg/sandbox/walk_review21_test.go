@@ -90,7 +90,6 @@ func TestWalkReview21WorkerCountsAgree(t *testing.T) {
 	if len(ref.out) == 0 || len(ref.dotenv) == 0 {
 		t.Fatalf("a walk of one worker found %v and %v", ref.out, ref.dotenv)
 	}
-	before := openFDs(t)
 	handed := 0
 	for _, procs := range []int{1, 2, 4, 8} {
 		runtime.GOMAXPROCS(procs)
@@ -113,8 +112,8 @@ func TestWalkReview21WorkerCountsAgree(t *testing.T) {
 	if handed == 0 {
 		t.Error("no walk of several workers handed a half of a listing over")
 	}
-	if after := openFDs(t); after != before {
-		t.Errorf("%d descriptors open before the walks, %d after", before, after)
+	if open := fdsUnder(t, root); len(open) > 0 {
+		t.Errorf("the walks left descriptors open on the tree: %v", open)
 	}
 
 	// Change a few directories, in halves other workers are handed: a
@@ -169,7 +168,6 @@ func TestWalkReview21TreeChangingUnderWorkers(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(8))
-	before := openFDs(t)
 	stop := make(chan struct{})
 	var churn sync.WaitGroup
 	churn.Add(1)
@@ -211,7 +209,7 @@ func TestWalkReview21TreeChangingUnderWorkers(t *testing.T) {
 	}
 	close(stop)
 	churn.Wait()
-	if after := openFDs(t); after != before {
-		t.Errorf("%d descriptors open before the walks, %d after", before, after)
+	if open := fdsUnder(t, root, outside); len(open) > 0 {
+		t.Errorf("the walks left descriptors open on the tree or what its links led to: %v", open)
 	}
 }
