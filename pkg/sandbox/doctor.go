@@ -437,10 +437,13 @@ func probeEngineConfine(ctx context.Context, env *doctorEnv) Probe {
 	return p
 }
 
+// usernsFix is what a host may refuse the sandbox's namespaces by, for
+// the engine's probe and doctor's alike (namespaceFix puts first what
+// does here).
 const usernsFix = "allow unprivileged user namespaces: sysctl -w user.max_user_namespaces=15000 " +
 	"(and kernel.unprivileged_userns_clone=1 on older Debian kernels); on Ubuntu 23.10+: " +
 	"sysctl -w kernel.apparmor_restrict_unprivileged_userns=0; in a container: run it with " +
-	"--security-opt seccomp=unconfined --security-opt apparmor=unconfined"
+	"--security-opt seccomp=unconfined --security-opt apparmor=unconfined --cap-add SYS_ADMIN"
 
 func probeUserns(ctx context.Context, env *doctorEnv) Probe {
 	if env.bwrap == "" {

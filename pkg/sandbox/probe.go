@@ -74,13 +74,7 @@ func probeConfinement(ctx context.Context) Capability {
 	}
 	msg := strings.TrimSpace(string(out))
 	why := fmt.Sprintf("bubblewrap cannot create the sandbox's namespaces: %s", msg)
-	return Capability{Confine: Unsupported, Why: why, Fix: namespaceFix(probeNamespaceFix, out)}
+	return Capability{Confine: Unsupported, Why: why, Fix: namespaceFix(usernsFix, out)}
 }
-
-// probeNamespaceFix is what a host may refuse the sandbox's namespaces by
-// (namespaceFix puts first what does here).
-const probeNamespaceFix = "allow unprivileged user namespaces: sysctl -w kernel.unprivileged_userns_clone=1 and user.max_user_namespaces>0; " +
-	"on Ubuntu 24.04: sysctl -w kernel.apparmor_restrict_unprivileged_userns=0; in a container: run it with " +
-	"--security-opt seccomp=unconfined --security-opt apparmor=unconfined --cap-add SYS_ADMIN"
 
 func unixSignalName(s syscall.Signal) string { return unix.SignalName(s) }
