@@ -922,6 +922,11 @@ func probePasta(ctx context.Context, env *doctorEnv) Probe {
 // stops it and returns its output; the error is nil only when it was
 // attached. The guard's pipe is this process's alone, so pasta ends with
 // it however this process ends.
+// holdAttachedPasta, when set, runs once pasta is attached and before it
+// is stopped: a test's child sets it to block, so that it is killed with
+// pasta attached rather than racing the check to its end. Nil otherwise.
+var holdAttachedPasta func()
+
 func runGuardedPasta(ctx context.Context, pasta string, args []string, pidFile string) ([]byte, error) {
 	var out bytes.Buffer
 	cmd, lifeW, err := hostprog.StartPastaGuarded(pasta, args, &out, nil)
@@ -949,6 +954,9 @@ func runGuardedPasta(ctx context.Context, pasta string, args []string, pidFile s
 			result, done = ctx.Err(), true
 		case <-tick.C:
 		}
+	}
+	if result == nil && holdAttachedPasta != nil {
+		holdAttachedPasta()
 	}
 	lifeW.Close() // the guard stops pasta (SIGTERM)
 	select {

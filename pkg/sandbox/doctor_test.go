@@ -547,8 +547,12 @@ func TestDoctorGivesHostProgramsNoEnvironment(t *testing.T) {
 // a pasta given a pid does not quit when that process exits.
 func TestPastaCheckLeavesNoPastaWhenKilled(t *testing.T) {
 	if os.Getenv("VIGILES_TEST_PASTA_CHECK") == "1" {
-		probePasta(context.Background(), &doctorEnv{bwrap: os.Getenv("VIGILES_TEST_BWRAP")})
-		return
+		// Held with pasta attached until the parent kills it; a check
+		// that returns could not be killed at that moment.
+		holdAttachedPasta = func() { select {} }
+		p := probePasta(context.Background(), &doctorEnv{bwrap: os.Getenv("VIGILES_TEST_BWRAP")})
+		fmt.Fprintf(os.Stderr, "the check returned without attaching pasta: %s %s\n", p.Detail, p.Fix)
+		os.Exit(3)
 	}
 	if testing.Short() {
 		t.Skip("runs bwrap and pasta for real")
@@ -567,6 +571,8 @@ func TestPastaCheckLeavesNoPastaWhenKilled(t *testing.T) {
 	tmp := t.TempDir()
 	cmd := exec.Command(os.Args[0], "-test.run=^"+t.Name()+"$", "-test.count=1")
 	cmd.Env = append(os.Environ(), "VIGILES_TEST_PASTA_CHECK=1", "VIGILES_TEST_BWRAP="+bwrap, "TMPDIR="+tmp)
+	var childOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &childOut, &childOut
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -599,7 +605,7 @@ func TestPastaCheckLeavesNoPastaWhenKilled(t *testing.T) {
 	for attached := false; !attached; {
 		select {
 		case <-exited:
-			t.Fatal("the check ended before pasta was attached; is pasta usable here (vigiles doctor)?")
+			t.Fatalf("the check ended before pasta was attached; is pasta usable here (vigiles doctor)?\n%s", childOut.Bytes())
 		case <-time.After(time.Millisecond):
 		}
 		if time.Now().After(bound) {
