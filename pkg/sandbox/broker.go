@@ -816,6 +816,17 @@ func runConfined(ctx context.Context, spec Spec, bwrap, cwd string, gate *turnGa
 	if err != nil {
 		return fail(fmt.Errorf("%w: hiding the git credentials around the work tree: %w; fix: %s", ErrRefused, err, credentialsFix))
 	}
+	// The host's system git config, which every git reads, whatever
+	// repository it is in.
+	sys, err := systemGitConfigs(view)
+	if err != nil {
+		return fail(fmt.Errorf("%w: hiding the git credentials of the host's system git config: %w; fix: %s", ErrRefused, err, systemCredentialsFix))
+	}
+	for _, g := range sys {
+		if !slices.ContainsFunc(gits, func(c scrubbedConfig) bool { return c.path == g.path }) {
+			gits = append(gits, g)
+		}
+	}
 	for _, g := range gits {
 		p.DataFiles = append(p.DataFiles, g.path)
 	}

@@ -1665,6 +1665,52 @@ func outsideGitConfigs(dir string, nested []string, v hostView) ([]scrubbedConfi
 	return scrubbedOutside(dirs, dir, v)
 }
 
+// systemGitConfigPaths are the system git configs, which every git of the
+// host reads whatever repository it is in: a distribution's git's
+// (/etc/gitconfig) and that of a git built from source under /usr/local.
+// An image or a self-hosted runner set up with git config --system keeps
+// a token there as a checkout does in its own (an extraheader, a URL with
+// a token in an insteadOf section's name, an inline credential helper),
+// and the file is world-readable.
+var systemGitConfigPaths = []string{"/etc/gitconfig", "/usr/local/etc/gitconfig"}
+
+// systemCredentialsFix is what to do where a system git config with
+// credentials cannot be hidden.
+const systemCredentialsFix = "remove the credentials from the host's system git config (git config --system --unset), or keep them in a file only root may read"
+
+// systemGitConfigs lists the system git configs (systemGitConfigPaths)
+// that hold credentials and that the command could read, each scrubbed,
+// at the path their links lead to, which the copy bubblewrap puts there
+// covers for every name that leads to it (a hard link, which it does not,
+// refuses the run, as for the configs around the tree).
+func systemGitConfigs(v hostView) ([]scrubbedConfig, error) {
+	var out []scrubbedConfig
+	var scan gitScan
+	for _, p := range systemGitConfigPaths {
+		real, err := filepath.EvalSymlinks(p)
+		if err != nil {
+			if ignorable(err) {
+				continue
+			}
+			return nil, err
+		}
+		if !v.reads(real, 0o4) || slices.ContainsFunc(out, func(c scrubbedConfig) bool { return c.path == real }) {
+			continue
+		}
+		clean, changed, err := scan.scrub(real)
+		if err != nil {
+			return nil, err
+		}
+		if changed {
+			out = append(out, scrubbedConfig{path: real, clean: clean})
+		}
+	}
+	if err := otherNames("/", "/", out); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // scrubbedOutside lists, each once and scrubbed, the configs of the git
 // dirs gits that hold credentials, lie outside the work tree and that the
 // command could read.
