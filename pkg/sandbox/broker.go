@@ -822,7 +822,13 @@ func runConfined(ctx context.Context, spec Spec, bwrap, cwd string, gate *turnGa
 	if err != nil {
 		return fail(fmt.Errorf("%w: hiding the git credentials of the host's system git config: %w; fix: %s", ErrRefused, err, systemCredentialsFix))
 	}
-	for _, g := range sys {
+	// The host's system-wide files where an image keeps a token or a
+	// password for every user (a proxy's, a package index's), empty.
+	sysFiles, err := systemCredentialFiles(view)
+	if err != nil {
+		return fail(fmt.Errorf("%w: hiding the credentials of the host's system-wide configuration: %w; fix: %s", ErrRefused, err, systemFilesFix))
+	}
+	for _, g := range append(sys, sysFiles...) {
 		if !slices.ContainsFunc(gits, func(c scrubbedConfig) bool { return c.path == g.path }) {
 			gits = append(gits, g)
 		}

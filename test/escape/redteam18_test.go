@@ -13,7 +13,7 @@ import (
 )
 
 // systemGitConfig is what TestRedteam18SystemGitConfigIsScrubbed adds to
-// the host's /etc/gitconfig: what `git config --system` leaves there on
+// /etc/gitconfig: what `git config --system` leaves there on
 // an image or a self-hosted runner set up to fetch private repositories
 // (a job's token as an extraheader, in an insteadOf URL, in an inline
 // credential helper), and a setting of no secret that git must still read.
@@ -42,24 +42,71 @@ func TestRedteam18SystemGitConfigIsScrubbed(t *testing.T) {
 	requireBwrap(t)
 	requireRoot(t, "the test puts a system git config in place in a mount namespace of its own")
 	requireTools(t, "python3", "git", "unshare", "setpriv")
-	conf := filepath.Join(t.TempDir(), "gitconfig")
-	if err := os.WriteFile(conf, []byte(systemGitConfig), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	etc := etcFiles(t, map[string]string{"gitconfig": systemGitConfig})
 	for _, c := range callers(t) {
 		t.Run(c.name(), func(t *testing.T) {
 			dir := workTree(t)
-			res := vigilesWithSystemGitConfig(t, c.runner, dir, conf, c.withArgs([]string{"--", "python3", "redteam18gitconfig.py"})...)
+			res := vigilesWithEtc(t, c.runner, dir, etc, c.withArgs([]string{"--", "python3", "redteam18gitconfig.py"})...)
 			checkScriptRan(t, res, 5)
 		})
 	}
 }
 
-// vigilesWithSystemGitConfig runs `vigiles run --json --workdir dir ARGS`
-// as r in a mount namespace of its own whose /etc is an overlay (its
-// upper layer on a tmpfs of that namespace) and whose /etc/gitconfig has
-// conf's text added, and returns the confined run's result.
-func vigilesWithSystemGitConfig(t *testing.T, r runner, dir, conf string, args ...string) result {
+// TestRedteam18SystemCredentialFilesAreEmptied: the round's second
+// attempt (scripts/redteam18syscreds.py), for every caller and a
+// --root-sandbox run: the host's system-wide configuration files where an
+// image or a self-hosted runner keeps a token or a password for every
+// user (a proxy's credentials in /etc/environment, pip's index with a
+// token in its URL, npm's global npmrc, boto's AWS keys, Maven's server
+// password), each the system's counterpart of a file of HOME the run
+// masks, were shown as the host has them: the hook read every token. Each
+// that holds a credential now reads as empty; one that holds none (pip's
+// other site-wide file) reads as it is.
+func TestRedteam18SystemCredentialFilesAreEmptied(t *testing.T) {
+	requireBwrap(t)
+	requireRoot(t, "the test puts system-wide configuration files in place in a mount namespace of its own")
+	requireTools(t, "python3", "unshare", "setpriv")
+	etc := etcFiles(t, map[string]string{
+		"environment":        "http_proxy=\"http://proxyuser:h107-proxy-token@proxy.example.test:3128\"\n",
+		"pip.conf":           "[global]\nindex-url = https://__token__:h107-pip-token@pypi.example.test/simple\n",
+		"npmrc":              "//npm.example.test/:_authToken=h107-npm-token\n",
+		"boto.cfg":           "[Credentials]\naws_access_key_id = AKIAEXAMPLE\naws_secret_access_key = h107-boto-token\n",
+		"maven/settings.xml": "<settings><servers><server><id>x</id><username>u</username><password>h107-maven-token</password></server></servers></settings>\n",
+		"xdg/pip/pip.conf":   "[global]\ntimeout = 60\n# h107-control-kept\n",
+	})
+	for _, c := range callers(t) {
+		t.Run(c.name(), func(t *testing.T) {
+			dir := workTree(t)
+			res := vigilesWithEtc(t, c.runner, dir, etc, c.withArgs([]string{"--", "python3", "redteam18syscreds.py"})...)
+			checkScriptRan(t, res, 6)
+		})
+	}
+}
+
+// etcFiles writes files (their paths relative to /etc) into a directory
+// of the test's, for vigilesWithEtc, and returns it.
+func etcFiles(t *testing.T, files map[string]string) string {
+	t.Helper()
+	d := t.TempDir()
+	os.Chmod(d, 0o755)
+	for rel, text := range files {
+		p := filepath.Join(d, rel)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return d
+}
+
+// vigilesWithEtc runs `vigiles run --json --workdir dir ARGS` as r in a
+// mount namespace of its own whose /etc is an overlay (its upper layer on
+// a tmpfs of that namespace) with each file of the directory etc (from
+// etcFiles) added to the file of /etc at its path, and returns the
+// confined run's result.
+func vigilesWithEtc(t *testing.T, r runner, dir, etc string, args ...string) result {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
@@ -68,8 +115,11 @@ func vigilesWithSystemGitConfig(t *testing.T, r runner, dir, conf string, args .
 mount -t tmpfs -o mode=0755 tmpfs "$OV"
 mkdir "$OV/u" "$OV/w"
 mount -t overlay overlay -o "lowerdir=/etc,upperdir=$OV/u,workdir=$OV/w" /etc
-cat "$CONF" >> /etc/gitconfig
-chmod 0644 /etc/gitconfig
+(cd "$ETC" && for f in $(find . -type f); do
+	mkdir -p "/etc/${f%/*}"
+	cat "$f" >> "/etc/$f"
+	chmod 0644 "/etc/$f"
+done)
 if [ -n "$AS_UID" ]; then
 	exec setpriv --reuid "$AS_UID" --regid "$AS_GID" --clear-groups "$@"
 fi
@@ -79,7 +129,7 @@ exec "$@"
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd.Env = append(cmd.Env, "OV="+t.TempDir(), "CONF="+conf)
+	cmd.Env = append(cmd.Env, "OV="+t.TempDir(), "ETC="+etc)
 	if r.cred != nil {
 		cmd.Env = append(cmd.Env, "AS_UID="+strconv.Itoa(int(r.cred.Uid)), "AS_GID="+strconv.Itoa(int(r.cred.Gid)))
 		os.Chmod(filepath.Dir(vigilesBin), 0o755)
