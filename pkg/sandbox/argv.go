@@ -97,12 +97,21 @@ type plan struct {
 // secretFiles are covered with /dev/null wherever they exist; globs
 // are expanded by the broker.
 var secretFiles = []string{"/etc/shadow", "/etc/shadow-", "/etc/gshadow", "/etc/gshadow-",
-	"/etc/sudoers", "/etc/security/opasswd", "/etc/ssh/ssh_host_*_key", "/etc/ssl/private/*"}
+	"/etc/sudoers", "/etc/security/opasswd", "/etc/ssh/ssh_host_*_key", "/etc/ssl/private/*",
+	// The host's Kerberos keys, apt's repositories' passwords, IPsec's
+	// and PPP's secrets, and a cluster's kubeconfigs (each with a client
+	// key: admin.conf is the cluster's administrator), k3s's.
+	"/etc/krb5.keytab", "/etc/apt/auth.conf", "/etc/ipsec.secrets", "/etc/ppp/chap-secrets", "/etc/ppp/pap-secrets",
+	"/etc/kubernetes/*.conf", "/etc/rancher/k3s/k3s.yaml"}
 
 // secretDirs hold secret files only, and are masked whole (an empty
 // tmpfs) where the run may enter them: their files may not be listable by
-// the one who could open them (secretFiles' glob).
-var secretDirs = []string{"/etc/ssl/private"}
+// the one who could open them (secretFiles' glob). Besides TLS keys
+// (Debian's and Red Hat's places, certbot's): apt's passwords, WireGuard's
+// and NetworkManager's connections (private keys, Wi-Fi and VPN
+// passwords), a cluster's keys.
+var secretDirs = []string{"/etc/ssl/private", "/etc/pki/tls/private", "/etc/letsencrypt/archive", "/etc/letsencrypt/keys",
+	"/etc/apt/auth.conf.d", "/etc/wireguard", "/etc/NetworkManager/system-connections", "/etc/kubernetes/pki"}
 
 // bwrapArgs builds the bubblewrap argv for a plan. The namespaces are
 // listed one by one (not --unshare-all) so that a missing one is an error,
