@@ -52,18 +52,33 @@ var credentialURL = regexp.MustCompile(`(?i)\bhttps?://[^\s/@"'<>]+@`)
 // <privateKey> elements.
 var credentialKey = regexp.MustCompile(`(?im)^\s*(export\s+)?[^\s=#;]*(_authtoken|_auth|password|passwd|passphrase|secret_access_key|session_token|token|secret)["']?\s*[=:]|<(password|passphrase|privatekey)>`)
 
+// xmlComment is an XML comment: Maven's stock settings.xml shows a
+// <password> in one, as an example.
+var xmlComment = regexp.MustCompile(`(?s)<!--.*?-->`)
+
 // holdsCredential says whether the text b of a configuration file holds
-// a credential by credentialURL or credentialKey.
+// a credential by credentialURL or credentialKey, outside XML comments.
 func holdsCredential(b []byte) bool {
+	b = xmlComment.ReplaceAll(b, nil)
 	return credentialURL.Match(b) || credentialKey.Match(b)
+}
+
+// emptyConfig is what the command is shown of such a file p: nothing, or,
+// for Maven's settings.xml, an empty settings element (an empty file is no
+// XML document, which Maven reports as settings it cannot parse).
+func emptyConfig(p string) []byte {
+	if filepath.Ext(p) == ".xml" {
+		return []byte("<settings/>\n")
+	}
+	return []byte{}
 }
 
 // systemCredentialFiles lists the files of systemCredentialPaths that
 // hold a credential (holdsCredential) and that the command could read, at
-// the path their links lead to, each with empty content: the broker has
-// bubblewrap cover each with an empty read-only copy (plan.DataFiles), so
-// that the tools that read them find no setting there rather than an
-// error. One without a credential is shown as the host has it.
+// the path their links lead to, each with empty content (emptyConfig):
+// the broker has bubblewrap cover each with an empty read-only copy
+// (plan.DataFiles), so that the tools that read them find no setting
+// there rather than an error. One without a credential is shown as the host has it.
 func systemCredentialFiles(v hostView) ([]scrubbedConfig, error) {
 	var out []scrubbedConfig
 	for _, p := range systemCredentialPaths {
@@ -82,7 +97,7 @@ func systemCredentialFiles(v hostView) ([]scrubbedConfig, error) {
 			return nil, err
 		}
 		if holdsCredential(b) {
-			out = append(out, scrubbedConfig{path: real, clean: []byte{}})
+			out = append(out, scrubbedConfig{path: real, clean: emptyConfig(real)})
 		}
 	}
 	return out, nil

@@ -24,6 +24,8 @@ func TestHoldsCredential(t *testing.T) {
 		{"registry=https://npm.test/\ncafile=/etc/ssl/certs/ca.pem\n", false},
 		{"ssh_url = ssh://git@host.test/x\n", false},
 		{"# set a token here\n", false},
+		// Maven's stock settings.xml: an example in a comment.
+		{"<settings>\n<servers>\n<!-- server\n<server>\n<username>repouser</username>\n<password>repopwd</password>\n</server>\n-->\n</servers>\n</settings>\n", false},
 	} {
 		if got := holdsCredential([]byte(tc.text)); got != tc.want {
 			t.Errorf("holdsCredential(%q) = %v, want %v", tc.text, got, tc.want)

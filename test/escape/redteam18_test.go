@@ -61,8 +61,9 @@ func TestRedteam18SystemGitConfigIsScrubbed(t *testing.T) {
 // token in its URL, npm's global npmrc, boto's AWS keys, Maven's server
 // password), each the system's counterpart of a file of HOME the run
 // masks, were shown as the host has them: the hook read every token. Each
-// that holds a credential now reads as empty; one that holds none (pip's
-// other site-wide file) reads as it is.
+// that holds a credential now reads as empty (Maven's settings.xml as an
+// empty settings element, an XML document Maven can parse); one that holds none
+// (pip's other site-wide file) reads as it is.
 func TestRedteam18SystemCredentialFilesAreEmptied(t *testing.T) {
 	requireBwrap(t)
 	requireRoot(t, "the test puts system-wide configuration files in place in a mount namespace of its own")
@@ -79,7 +80,7 @@ func TestRedteam18SystemCredentialFilesAreEmptied(t *testing.T) {
 		t.Run(c.name(), func(t *testing.T) {
 			dir := workTree(t)
 			res := vigilesWithEtc(t, c.runner, dir, etc, c.withArgs([]string{"--", "python3", "redteam18syscreds.py"})...)
-			checkScriptRan(t, res, 6)
+			checkScriptRan(t, res, 7)
 		})
 	}
 }

@@ -32,6 +32,13 @@ for p, token in files.items():
         print(f"ESCAPE: {p} shows {token}", flush=True)
     else:
         print(f"ok: {p} shows no token", flush=True)
+# An empty settings.xml is no XML document, which Maven cannot parse: it
+# reads an empty settings element.
+n += 1
+if read("/etc/maven/settings.xml") == "<settings/>\n":
+    print("ok: Maven's settings.xml reads as an empty settings element", flush=True)
+else:
+    print(f"ESCAPE: Maven's settings.xml reads {read('/etc/maven/settings.xml')!r}", flush=True)
 n += 1
 if "h107-control-kept" in read("/etc/xdg/pip/pip.conf"):
     print("ok: a site-wide config with no credential reads as it is", flush=True)
