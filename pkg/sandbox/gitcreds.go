@@ -1611,8 +1611,82 @@ func runView(strict bool, cred *syscall.Credential, getenv func(string) string) 
 		v.may = func(p string, perm uint32) bool { return mayReach(p, cred.Uid, cred.Gid, perm) }
 	}
 	dirs, files, v.held = callerSecrets(getenv, v, ownHomes(cred), runnerRoots())
+	for _, r := range otherRunners(getenv, hostRunnerRoots(), runnerRoots()) {
+		if slices.ContainsFunc(dirs, func(d string) bool { return fsx.Under(r, d) }) {
+			continue
+		}
+		dirs = slices.DeleteFunc(dirs, func(d string) bool { return fsx.Under(d, r) })
+		files = slices.DeleteFunc(files, func(f string) bool { return fsx.Under(f, r) })
+		dirs = append(dirs, r)
+		v.held = append(v.held, r)
+	}
 	v.masked = append(v.masked, dirs...)
 	return v, dirs, files
+}
+
+// hostRunnerRoots lists the directories of the GitHub Actions runners
+// running on this host that this process can tell (each process whose
+// program it may read, /proc/PID/exe, and is a runner's: <root>/bin/
+// Runner.Listener or Runner.Worker; every user's for root, the caller's
+// own otherwise), read once a process.
+var hostRunnerRoots = sync.OnceValue(func() []string {
+	var roots []string
+	ents, _ := os.ReadDir("/proc")
+	for _, e := range ents {
+		if e.Name()[0] < '0' || e.Name()[0] > '9' {
+			continue
+		}
+		exe, err := os.Readlink(filepath.Join("/proc", e.Name(), "exe"))
+		if err != nil {
+			continue
+		}
+		exe = strings.TrimSuffix(exe, " (deleted)")
+		if slices.Contains(runnerBinaries, filepath.Base(exe)) {
+			if root := filepath.Dir(filepath.Dir(exe)); !slices.Contains(roots, root) {
+				roots = append(roots, root)
+			}
+		}
+	}
+	return roots
+})
+
+// otherRunners lists, of the runners running on the host (hosts), those
+// that this process does not run under (own, and the one whose work
+// folder holds the job's RUNNER_WORKSPACE or RUNNER_TEMP), with their
+// links resolved: several runners on one machine (one for each
+// repository or organization, each in its own directory, under one
+// user) keep their credentials (.credentials_rsaparams, with which a
+// process takes that runner's jobs), logs (_diag) and work folder (_work,
+// where a job that runs now has its step scripts, secrets filled in, and
+// its checkouts) in their directories, which the run masks whole. A
+// directory in a system directory (a runner in /usr/local/bin) is passed
+// over, as masks there would break the run, and so is one that holds
+// /opt.
+func otherRunners(getenv func(string) string, hosts, own []string) []string {
+	var mine []string
+	for _, r := range own {
+		if r, err := filepath.EvalSymlinks(r); err == nil {
+			mine = append(mine, r)
+		}
+	}
+	var jobs []string
+	for _, k := range []string{"RUNNER_WORKSPACE", "RUNNER_TEMP"} {
+		if p, err := callerPath(getenv(k)); err == nil {
+			jobs = append(jobs, p)
+		}
+	}
+	var out []string
+	for _, r := range hosts {
+		r, err := filepath.EvalSymlinks(r)
+		if err != nil || slices.Contains(mine, r) || slices.Contains(out, r) || systemDir(r) || inSystemDir(r) || fsx.Under("/opt", r) {
+			continue
+		}
+		if slices.ContainsFunc(jobs, func(j string) bool { return fsx.Under(j, r) }) {
+			continue
+		}
+		out = append(out, r)
+	}
+	return out
 }
 
 // inMask reports whether p lies strictly inside a directory the run

@@ -155,11 +155,7 @@ func etcFiles(t *testing.T, files map[string]string, private ...string) string {
 // confined run's result.
 func vigilesWithEtc(t *testing.T, r runner, dir, etc string, args ...string) result {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	cmd := vigilesAs(ctx, r, dir, nil, append([]string{"run", "--json", "--workdir", dir}, args...)...)
-	sh := `set -e
-mount -t tmpfs -o mode=0755 tmpfs "$OV"
+	return vigilesInMountNS(t, r, dir, `mount -t tmpfs -o mode=0755 tmpfs "$OV"
 mkdir "$OV/u" "$OV/w"
 mount -t overlay overlay -o "lowerdir=/etc,upperdir=$OV/u,workdir=$OV/w" /etc
 (cd "$ETC" && for f in $(find . -type f); do
@@ -167,16 +163,38 @@ mount -t overlay overlay -o "lowerdir=/etc,upperdir=$OV/u,workdir=$OV/w" /etc
 	cat "$f" >> "/etc/$f"
 	chmod --reference="$f" "/etc/$f"
 done)
+`, []string{"OV=" + t.TempDir(), "ETC=" + etc}, args...)
+}
+
+// vigilesInMountNS runs `vigiles run --json --workdir dir ARGS` as r in a
+// mount namespace of its own, made by root, after the shell text setup
+// (run as root with env, $AS set to the setpriv arguments that drop to r,
+// or empty; it may start a process in the background and keep its pid in
+// $bg, which is ended after the run), and returns the confined run's
+// result.
+func vigilesInMountNS(t *testing.T, r runner, dir, setup string, env []string, args ...string) result {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := vigilesAs(ctx, r, dir, nil, append([]string{"run", "--json", "--workdir", dir}, args...)...)
+	sh := `set -e
+AS=
 if [ -n "$AS_UID" ]; then
-	exec setpriv --reuid "$AS_UID" --regid "$AS_GID" --clear-groups "$@"
+	AS="setpriv --reuid $AS_UID --regid $AS_GID --clear-groups"
 fi
-exec "$@"
+bg=
+` + setup + `
+set +e
+$AS "$@"
+st=$?
+if [ -n "$bg" ]; then kill "$bg"; fi
+exit $st
 `
 	unshare, err := exec.LookPath("unshare")
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd.Env = append(cmd.Env, "OV="+t.TempDir(), "ETC="+etc)
+	cmd.Env = append(cmd.Env, env...)
 	if r.cred != nil {
 		cmd.Env = append(cmd.Env, "AS_UID="+strconv.Itoa(int(r.cred.Uid)), "AS_GID="+strconv.Itoa(int(r.cred.Gid)))
 		os.Chmod(filepath.Dir(vigilesBin), 0o755)
@@ -196,4 +214,49 @@ exec "$@"
 		t.Fatalf("vigiles %v as %s: tier %s (refusal %q, error %q)", args, r.name, res.Tier, res.Refusal, res.Error)
 	}
 	return res
+}
+
+// TestRedteam18AnotherRunnersFilesAreMasked: the round's fourth attempt
+// (scripts/redteam18runner.py), for every caller and a --root-sandbox
+// run: a machine with several self-hosted runners (one for each
+// repository or organization, each in its own directory, under one user)
+// keeps each runner's credentials (.credentials_rsaparams, with which a
+// process takes that runner's jobs), its logs (_diag, every job's whole
+// message) and its work folder (_work, where the job it runs now has its
+// step scripts, secrets filled in) in its directory. vigiles masked those
+// of the runner it runs under alone, found among its ancestors: another
+// runner's, running beside it in /opt, were read whole. The test starts
+// such a runner (a program named Runner.Listener in its bin, as the
+// caller) in /opt, on a tmpfs of a mount namespace of its own; the run now
+// masks its directory whole.
+func TestRedteam18AnotherRunnersFilesAreMasked(t *testing.T) {
+	requireBwrap(t)
+	requireRoot(t, "the test starts a runner in /opt in a mount namespace of its own")
+	requireTools(t, "python3", "unshare", "setpriv", "sleep")
+	if fi, err := os.Stat("/opt"); err != nil || !fi.IsDir() {
+		lacking(t, "a directory /opt")
+	}
+	sleep, err := exec.LookPath("sleep")
+	if err != nil {
+		t.Fatal(err)
+	}
+	setup := `mount -t tmpfs -o mode=0755 tmpfs /opt
+r=/opt/runner-2
+mkdir -p $r/bin $r/_diag $r/_work/_temp
+cp "$SLEEP" $r/bin/Runner.Listener
+echo '{"d": "h107-runner-credential-token"}' > $r/.credentials_rsaparams
+chmod 0600 $r/.credentials_rsaparams
+echo 'job message h107-runner-diag-token' > $r/_diag/Worker_20260101-000000-utc.log
+echo 'curl -H "Authorization: Bearer h107-runner-step-token"' > $r/_work/_temp/step.sh
+if [ -n "$AS_UID" ]; then chown -R "$AS_UID:$AS_GID" $r; fi
+$AS $r/bin/Runner.Listener 600 &
+bg=$!
+`
+	for _, c := range callers(t) {
+		t.Run(c.name(), func(t *testing.T) {
+			dir := workTree(t)
+			res := vigilesInMountNS(t, c.runner, dir, setup, []string{"SLEEP=" + sleep}, c.withArgs([]string{"--", "python3", "redteam18runner.py"})...)
+			checkScriptRan(t, res, 3)
+		})
+	}
 }
