@@ -99,10 +99,15 @@ type plan struct {
 var secretFiles = []string{"/etc/shadow", "/etc/shadow-", "/etc/gshadow", "/etc/gshadow-",
 	"/etc/sudoers", "/etc/security/opasswd", "/etc/ssh/ssh_host_*_key", "/etc/ssl/private/*",
 	// The host's Kerberos keys, apt's repositories' passwords, IPsec's
-	// and PPP's secrets, and a cluster's kubeconfigs (each with a client
+	// and PPP's secrets, a cluster's kubeconfigs (each with a client
 	// key: admin.conf is the cluster's administrator), k3s's.
 	"/etc/krb5.keytab", "/etc/apt/auth.conf", "/etc/ipsec.secrets", "/etc/ppp/chap-secrets", "/etc/ppp/pap-secrets",
-	"/etc/kubernetes/*.conf", "/etc/rancher/k3s/k3s.yaml"}
+	"/etc/kubernetes/*.conf", "/etc/rancher/k3s/k3s.yaml",
+	// Other CI agents' registration tokens (GitLab's runner, Buildkite's
+	// agent), and the client keys Docker and Podman present to a
+	// registry.
+	"/etc/gitlab-runner/config.toml", "/etc/buildkite-agent/buildkite-agent.cfg",
+	"/etc/docker/certs.d/*/*.key", "/etc/containers/certs.d/*/*.key"}
 
 // secretDirs hold secret files only, and are masked whole (an empty
 // tmpfs) where the run may enter them: their files may not be listable by

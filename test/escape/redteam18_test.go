@@ -93,6 +93,8 @@ var rootOnlySecrets = []string{
 	"kubernetes/admin.conf", "kubernetes/pki/ca.key", "rancher/k3s/k3s.yaml",
 	"wireguard/wg0.conf", "NetworkManager/system-connections/office.nmconnection",
 	"pki/tls/private/server.key", "letsencrypt/archive/example.test/privkey1.pem", "letsencrypt/keys/0000_key-certbot.pem",
+	"gitlab-runner/config.toml", "buildkite-agent/buildkite-agent.cfg",
+	"docker/certs.d/registry.example.test/client.key", "containers/certs.d/registry.example.test/client.key",
 }
 
 // TestRedteam18RootOnlySecretsAreCovered: the round's third attempt
@@ -102,7 +104,8 @@ var rootOnlySecrets = []string{
 // passwords, IPsec's and PPP's secrets, a cluster's kubeconfigs and keys,
 // k3s's kubeconfig, WireGuard's and NetworkManager's connections (private
 // keys, Wi-Fi passwords), TLS keys in Red Hat's and certbot's places,
-// each mode 0600 root, as their tools make them. Only /etc/shadow and its
+// GitLab's runner's and Buildkite's agent's tokens, the client keys
+// Docker and Podman present to a registry, each mode 0600 root, as their tools make them. Only /etc/shadow and its
 // kind, SSH host keys and /etc/ssl/private were covered: the
 // --root-sandbox run read every token. Each is now covered with /dev/null
 // or its directory masked, where the run could read it.
