@@ -1625,12 +1625,26 @@ func runView(strict bool, cred *syscall.Credential, getenv func(string) string) 
 }
 
 // hostRunnerRoots lists the directories of the GitHub Actions runners
-// running on this host that this process can tell (each process whose
-// program it may read, /proc/PID/exe, and is a runner's: <root>/bin/
-// Runner.Listener or Runner.Worker; every user's for root, the caller's
-// own otherwise), read once a process.
+// of this host that this process can tell, read once a process: those
+// running (each process whose program it may read, /proc/PID/exe, and is
+// a runner's: <root>/bin/Runner.Listener or Runner.Worker; every user's
+// for root, the caller's own otherwise), and those installed as a service
+// (svc.sh install: the WorkingDirectory of a systemd unit
+// actions.runner.*.service), running or not.
 var hostRunnerRoots = sync.OnceValue(func() []string {
 	var roots []string
+	units, _ := filepath.Glob("/etc/systemd/system/actions.runner.*.service")
+	for _, u := range units {
+		b, err := readSmallRegular(u)
+		if err != nil {
+			continue
+		}
+		for _, line := range strings.Split(string(b), "\n") {
+			if d, ok := strings.CutPrefix(strings.TrimSpace(line), "WorkingDirectory="); ok && filepath.IsAbs(d) && !slices.Contains(roots, filepath.Clean(d)) {
+				roots = append(roots, filepath.Clean(d))
+			}
+		}
+	}
 	ents, _ := os.ReadDir("/proc")
 	for _, e := range ents {
 		if e.Name()[0] < '0' || e.Name()[0] > '9' {

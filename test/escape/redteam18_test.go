@@ -158,7 +158,13 @@ func etcFiles(t *testing.T, files map[string]string, private ...string) string {
 // confined run's result.
 func vigilesWithEtc(t *testing.T, r runner, dir, etc string, args ...string) result {
 	t.Helper()
-	return vigilesInMountNS(t, r, dir, `mount -t tmpfs -o mode=0755 tmpfs "$OV"
+	return vigilesInMountNS(t, r, dir, etcOverlay, []string{"OV=" + t.TempDir(), "ETC=" + etc}, args...)
+}
+
+// etcOverlay is vigilesInMountNS's set-up that makes /etc an overlay
+// (its upper layer on a tmpfs at $OV) and adds each file of the
+// directory $ETC (from etcFiles) to the file of /etc at its path.
+const etcOverlay = `mount -t tmpfs -o mode=0755 tmpfs "$OV"
 mkdir "$OV/u" "$OV/w"
 mount -t overlay overlay -o "lowerdir=/etc,upperdir=$OV/u,workdir=$OV/w" /etc
 (cd "$ETC" && for f in $(find . -type f); do
@@ -166,8 +172,7 @@ mount -t overlay overlay -o "lowerdir=/etc,upperdir=$OV/u,workdir=$OV/w" /etc
 	cat "$f" >> "/etc/$f"
 	chmod --reference="$f" "/etc/$f"
 done)
-`, []string{"OV=" + t.TempDir(), "ETC=" + etc}, args...)
-}
+`
 
 // vigilesInMountNS runs `vigiles run --json --workdir dir ARGS` as r in a
 // mount namespace of its own, made by root, after the shell text setup
@@ -259,6 +264,42 @@ bg=$!
 		t.Run(c.name(), func(t *testing.T) {
 			dir := workTree(t)
 			res := vigilesInMountNS(t, c.runner, dir, setup, []string{"SLEEP=" + sleep}, c.withArgs([]string{"--", "python3", "redteam18runner.py"})...)
+			checkScriptRan(t, res, 3)
+		})
+	}
+}
+
+// TestRedteam18AnInstalledRunnersFilesAreMasked: the fourth attempt
+// against a runner installed as a service (svc.sh install) that is not
+// running when the run starts (stopped, or between its restarts): no
+// process tells its directory, but its systemd unit
+// (actions.runner.*.service) names it as its WorkingDirectory, and its
+// credentials and logs are there all the same. The test adds such a unit
+// and runner in a mount namespace of its own (an overlay over /etc, a
+// tmpfs over /opt); the run masks the runner's directory.
+func TestRedteam18AnInstalledRunnersFilesAreMasked(t *testing.T) {
+	requireBwrap(t)
+	requireRoot(t, "the test installs a runner in /opt and /etc in a mount namespace of its own")
+	requireTools(t, "python3", "unshare", "setpriv")
+	if fi, err := os.Stat("/opt"); err != nil || !fi.IsDir() {
+		lacking(t, "a directory /opt")
+	}
+	etc := etcFiles(t, map[string]string{
+		"systemd/system/actions.runner.example-repo.runner-2.service": "[Unit]\nDescription=GitHub Actions Runner (example-repo.runner-2)\n\n[Service]\nExecStart=/opt/runner-2/runsvc.sh\nUser=runner\nWorkingDirectory=/opt/runner-2\n",
+	})
+	setup := etcOverlay + `mount -t tmpfs -o mode=0755 tmpfs /opt
+r=/opt/runner-2
+mkdir -p $r/bin $r/_diag $r/_work/_temp
+echo '{"d": "h107-runner-credential-token"}' > $r/.credentials_rsaparams
+chmod 0600 $r/.credentials_rsaparams
+echo 'job message h107-runner-diag-token' > $r/_diag/Worker_20260101-000000-utc.log
+echo 'curl -H "Authorization: Bearer h107-runner-step-token"' > $r/_work/_temp/step.sh
+if [ -n "$AS_UID" ]; then chown -R "$AS_UID:$AS_GID" $r; fi
+`
+	for _, c := range callers(t) {
+		t.Run(c.name(), func(t *testing.T) {
+			dir := workTree(t)
+			res := vigilesInMountNS(t, c.runner, dir, setup, []string{"OV=" + t.TempDir(), "ETC=" + etc}, c.withArgs([]string{"--", "python3", "redteam18runner.py"})...)
 			checkScriptRan(t, res, 3)
 		})
 	}
