@@ -1612,8 +1612,8 @@ func runView(strict bool, cred *syscall.Credential, getenv func(string) string) 
 	}
 	dirs, files, v.held = callerSecrets(getenv, v, ownHomes(cred), runnerRoots())
 	for _, r := range otherRunners(getenv, hostRunnerRoots(), runnerRoots()) {
-		if slices.ContainsFunc(dirs, func(d string) bool { return fsx.Under(r, d) }) {
-			continue
+		if !v.sees(r) || slices.ContainsFunc(dirs, func(d string) bool { return fsx.Under(r, d) }) {
+			continue // hidden already (under /home, HOME)
 		}
 		dirs = slices.DeleteFunc(dirs, func(d string) bool { return fsx.Under(d, r) })
 		files = slices.DeleteFunc(files, func(f string) bool { return fsx.Under(f, r) })
@@ -1640,7 +1640,9 @@ var hostRunnerRoots = sync.OnceValue(func() []string {
 			continue
 		}
 		for _, line := range strings.Split(string(b), "\n") {
-			if d, ok := strings.CutPrefix(strings.TrimSpace(line), "WorkingDirectory="); ok && filepath.IsAbs(d) && !slices.Contains(roots, filepath.Clean(d)) {
+			d, ok := strings.CutPrefix(strings.TrimSpace(line), "WorkingDirectory=")
+			d = strings.TrimPrefix(d, "-") // a directory that may be missing
+			if ok && filepath.IsAbs(d) && !slices.Contains(roots, filepath.Clean(d)) {
 				roots = append(roots, filepath.Clean(d))
 			}
 		}
@@ -1664,8 +1666,8 @@ var hostRunnerRoots = sync.OnceValue(func() []string {
 	return roots
 })
 
-// otherRunners lists, of the runners running on the host (hosts), those
-// that this process does not run under (own, and the one whose work
+// otherRunners lists, of the host's runners (hosts), those that this
+// process does not run under (own, and the one whose work
 // folder holds the job's RUNNER_WORKSPACE or RUNNER_TEMP), with their
 // links resolved: several runners on one machine (one for each
 // repository or organization, each in its own directory, under one
