@@ -286,21 +286,24 @@ func TestRedteam18AnInstalledRunnersFilesAreMasked(t *testing.T) {
 	}
 	etc := etcFiles(t, map[string]string{
 		"systemd/system/actions.runner.example-repo.runner-2.service": "[Unit]\nDescription=GitHub Actions Runner (example-repo.runner-2)\n\n[Service]\nExecStart=/opt/runner-2/runsvc.sh\nUser=runner\nWorkingDirectory=/opt/runner-2\n",
+		// A directory that may be missing, as systemd writes it.
+		"systemd/system/actions.runner.example-org.runner-3.service": "[Service]\nExecStart=/opt/runner-3/runsvc.sh\nWorkingDirectory=-/opt/runner-3\n",
 	})
 	setup := etcOverlay + `mount -t tmpfs -o mode=0755 tmpfs /opt
-r=/opt/runner-2
-mkdir -p $r/bin $r/_diag $r/_work/_temp
-echo '{"d": "h107-runner-credential-token"}' > $r/.credentials_rsaparams
-chmod 0600 $r/.credentials_rsaparams
-echo 'job message h107-runner-diag-token' > $r/_diag/Worker_20260101-000000-utc.log
-echo 'curl -H "Authorization: Bearer h107-runner-step-token"' > $r/_work/_temp/step.sh
-if [ -n "$AS_UID" ]; then chown -R "$AS_UID:$AS_GID" $r; fi
+for r in /opt/runner-2 /opt/runner-3; do
+	mkdir -p $r/bin $r/_diag $r/_work/_temp
+	echo '{"d": "h107-runner-credential-token"}' > $r/.credentials_rsaparams
+	chmod 0600 $r/.credentials_rsaparams
+	echo 'job message h107-runner-diag-token' > $r/_diag/Worker_20260101-000000-utc.log
+	echo 'curl -H "Authorization: Bearer h107-runner-step-token"' > $r/_work/_temp/step.sh
+	if [ -n "$AS_UID" ]; then chown -R "$AS_UID:$AS_GID" $r; fi
+done
 `
 	for _, c := range callers(t) {
 		t.Run(c.name(), func(t *testing.T) {
 			dir := workTree(t)
-			res := vigilesInMountNS(t, c.runner, dir, setup, []string{"OV=" + t.TempDir(), "ETC=" + etc}, c.withArgs([]string{"--", "python3", "redteam18runner.py"})...)
-			checkScriptRan(t, res, 3)
+			res := vigilesInMountNS(t, c.runner, dir, setup, []string{"OV=" + t.TempDir(), "ETC=" + etc}, c.withArgs([]string{"--", "python3", "redteam18runner.py", "/opt/runner-2", "/opt/runner-3"})...)
+			checkScriptRan(t, res, 6)
 		})
 	}
 }

@@ -1,12 +1,14 @@
-# Another self-hosted runner of the same machine, running beside the one
-# the job runs under, in /opt/runner-2 (the test started it): its
-# credentials, its logs and the step script of the job it runs now. The
-# hook reads each.
-files = {
-    "/opt/runner-2/.credentials_rsaparams": "h107-runner-credential-token",
-    "/opt/runner-2/_diag/Worker_20260101-000000-utc.log": "h107-runner-diag-token",
-    "/opt/runner-2/_work/_temp/step.sh": "h107-runner-step-token",
-}
+# Another self-hosted runner of the same machine, beside the one the job
+# runs under, in each directory the arguments name (/opt/runner-2 where
+# none; the test started or installed it): its credentials, its logs and
+# the step script of the job it runs now. The hook reads each.
+import sys
+
+files = {}
+for root in sys.argv[1:] or ["/opt/runner-2"]:
+    files[root + "/.credentials_rsaparams"] = "h107-runner-credential-token"
+    files[root + "/_diag/Worker_20260101-000000-utc.log"] = "h107-runner-diag-token"
+    files[root + "/_work/_temp/step.sh"] = "h107-runner-step-token"
 n = 0
 for p, token in files.items():
     n += 1
