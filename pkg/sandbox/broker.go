@@ -818,7 +818,7 @@ func runConfined(ctx context.Context, spec Spec, bwrap, cwd string, gate *turnGa
 	}
 	// The host's system git config, which every git reads, whatever
 	// repository it is in.
-	sys, err := systemGitConfigs(view)
+	sys, err := systemGitConfigs(view, os.Getenv)
 	if err != nil {
 		return fail(fmt.Errorf("%w: hiding the git credentials of the host's system git config: %w; fix: %s", ErrRefused, err, systemCredentialsFix))
 	}

@@ -1768,15 +1768,21 @@ var systemGitConfigPaths = []string{"/etc/gitconfig", "/usr/local/etc/gitconfig"
 // credentials cannot be hidden.
 const systemCredentialsFix = "remove the credentials from the host's system git config (git config --system --unset), or keep them in a file only root may read"
 
-// systemGitConfigs lists the system git configs (systemGitConfigPaths)
-// that hold credentials and that the command could read, each scrubbed,
+// systemGitConfigs lists the system git configs (systemGitConfigPaths,
+// and the one the caller's GIT_CONFIG_SYSTEM names, which the command's
+// git is not told of and the command may still read) that hold
+// credentials and that the command could read, each scrubbed,
 // at the path their links lead to, which the copy bubblewrap puts there
 // covers for every name that leads to it (a hard link, which it does not,
 // refuses the run, as for the configs around the tree).
-func systemGitConfigs(v hostView) ([]scrubbedConfig, error) {
+func systemGitConfigs(v hostView, getenv func(string) string) ([]scrubbedConfig, error) {
 	var out []scrubbedConfig
 	var scan gitScan
-	for _, p := range systemGitConfigPaths {
+	paths := systemGitConfigPaths
+	if p, err := callerPath(getenv("GIT_CONFIG_SYSTEM")); err == nil {
+		paths = append(slices.Clip(paths), p)
+	}
+	for _, p := range paths {
 		real, err := filepath.EvalSymlinks(p)
 		if err != nil {
 			if ignorable(err) {

@@ -53,6 +53,27 @@ func TestRedteam18SystemGitConfigIsScrubbed(t *testing.T) {
 	}
 }
 
+// TestRedteam18GitConfigSystemFileIsScrubbed: the first attempt against
+// a system git config at the place the caller's GIT_CONFIG_SYSTEM names
+// (/etc/ci/gitconfig here), which the host's git reads instead of
+// /etc/gitconfig: the variable does not reach the command, but the file
+// does, and the hook read every token in it by its path. The broker now
+// scrubs it as it does /etc/gitconfig.
+func TestRedteam18GitConfigSystemFileIsScrubbed(t *testing.T) {
+	requireBwrap(t)
+	requireRoot(t, "the test puts a system git config in place in a mount namespace of its own")
+	requireTools(t, "python3", "git", "unshare", "setpriv")
+	etc := etcFiles(t, map[string]string{"ci/gitconfig": systemGitConfig})
+	for _, c := range callers(t) {
+		t.Run(c.name(), func(t *testing.T) {
+			dir := workTree(t)
+			res := vigilesInMountNS(t, c.runner, dir, etcOverlay, []string{"OV=" + t.TempDir(), "ETC=" + etc, "GIT_CONFIG_SYSTEM=/etc/ci/gitconfig"},
+				c.withArgs([]string{"--", "python3", "redteam18gitconfig.py", "/etc/ci/gitconfig"})...)
+			checkScriptRan(t, res, 5)
+		})
+	}
+}
+
 // TestRedteam18SystemCredentialFilesAreEmptied: the round's second
 // attempt (scripts/redteam18syscreds.py), for every caller and a
 // --root-sandbox run: the host's system-wide configuration files where an

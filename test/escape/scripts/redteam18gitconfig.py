@@ -6,7 +6,13 @@
 # world-readable. The test put such a config at /etc/gitconfig, with a
 # setting of no secret beside the tokens; the hook reads the file, asks
 # git for the system config, and through every name /etc has for it.
-import os, subprocess
+# With an argument, the config is the file the caller's GIT_CONFIG_SYSTEM
+# named, which the command's git is not told of: the hook reads it by its
+# path and asks git for it by --file.
+import os, subprocess, sys
+
+conf = sys.argv[1] if len(sys.argv) > 1 else "/etc/gitconfig"
+which = ["--system"] if conf == "/etc/gitconfig" else ["--file", conf]
 
 tokens = ["h107-extraheader-token", "h107-insteadof-token", "h107-helper-token"]
 n = 0
@@ -30,14 +36,15 @@ def read(p):
         return f"({e})"
 
 
-attempt("/etc/gitconfig", read("/etc/gitconfig"))
-attempt("/etc/./gitconfig", read("/etc/./gitconfig"))
-attempt("/proc/self/root/etc/gitconfig", read("/proc/self/root/etc/gitconfig"))
-out = subprocess.run(["git", "config", "--system", "--list"], capture_output=True, text=True)
-attempt("git config --system --list", out.stdout + out.stderr)
+d, base = os.path.split(conf)
+attempt(conf, read(conf))
+attempt(d + "/./" + base, read(d + "/./" + base))
+attempt("/proc/self/root" + conf, read("/proc/self/root" + conf))
+out = subprocess.run(["git", "config", *which, "--list"], capture_output=True, text=True)
+attempt(f"git config {' '.join(which)} --list", out.stdout + out.stderr)
 # git still reads the rest of the file: the copy over it is the file
 # without its credentials, not an empty one.
-kept = subprocess.run(["git", "config", "--system", "user.name"], capture_output=True, text=True).stdout.strip()
+kept = subprocess.run(["git", "config", *which, "user.name"], capture_output=True, text=True).stdout.strip()
 n += 1
 if kept == "kept-by-the-scrub":
     print("ok: git reads the system config's other settings", flush=True)
