@@ -357,8 +357,9 @@ func TestMadeUpSourceReachesNothingLocal(t *testing.T) {
 
 // routedClient sends one UDP datagram per argument
 // FAMILY/DESTINATION/PORT/HOP[,HOP...] with an IPv6 segment routing
-// header (family 6) or an IPv4 loose source route option (family 4)
-// through the hops, first hop first.
+// header (family 6), an IPv4 loose source route option (family 4) or an
+// IPv4 strict source route option (family 4s) through the hops, first hop
+// first.
 const routedClient = `import socket, sys
 IPV6_RTHDR = 57
 for arg in sys.argv[1:]:
@@ -374,7 +375,7 @@ for arg in sys.argv[1:]:
     else:
         s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
         route = b"".join(socket.inet_aton(h) for h in hops)
-        opt = bytes([131, 3 + len(route), 4]) + route
+        opt = bytes([137 if fam == "4s" else 131, 3 + len(route), 4]) + route
         s.setsockopt(socket.IPPROTO_IP, socket.IP_OPTIONS, opt + bytes(-len(opt) % 4))
     try:
         s.sendto(b"x", (dst, int(port)))
@@ -384,7 +385,7 @@ for arg in sys.argv[1:]:
 `
 
 // TestCountRoutedPackets: a packet that names its route (an IPv6 segment
-// routing header, an IPv4 loose source route) is refused in every mode and
+// routing header, an IPv4 loose or strict source route) is refused in every mode and
 // recorded under its final destination and port. Its header holds the
 // first hop: the record named that hop, lost the port behind a 7-segment
 // header (the 128-byte snapshot ended first), and in allow mode a packet
@@ -420,14 +421,17 @@ func TestCountRoutedPackets(t *testing.T) {
 	// destination local: the loopback accept let it through, unrecorded.
 	loop6 := sent{"2001:db8::40", 5303, "::1"}
 	loop4 := sent{"198.51.100.40", 5304, "127.0.0.1"}
-	loops := arg("6", loop6) + arg("4", loop4)
+	// A strict source route's first hop must be on the link: the
+	// loopback is, in every mode.
+	loop4s := sent{"198.51.100.41", 5305, "127.0.0.1"}
+	loops := arg("6", loop6) + arg("4", loop4) + arg("4s", loop4s)
 	t.Run("deny", func(t *testing.T) {
 		two := sent{"2001:db8::aaaa", 5300, "2001:db8::bbbb"}
 		seven := sent{"2001:db8::aaab", 5301, "2001:db8::bbbc"}
 		lsrr := sent{"198.51.100.10", 5302, "198.51.100.20"}
 		res := runDenied(t, "python3 "+dir+"/client.py"+arg("6", two)+arg("6", seven, more...)+arg("4", lsrr)+loops)
 		defer dumpOnFailure(t, res)
-		check(t, res, []sent{two, seven, lsrr, loop6, loop4})
+		check(t, res, []sent{two, seven, lsrr, loop6, loop4, loop4s})
 	})
 	t.Run("record", func(t *testing.T) {
 		needTools(t, "python3")
@@ -437,19 +441,20 @@ func TestCountRoutedPackets(t *testing.T) {
 			t.Fatalf("setup: %s, finish: %s", res.SetupErr, res.FinishErr)
 		}
 		defer dumpOnFailure(t, res)
-		check(t, res, []sent{loop6, loop4})
+		check(t, res, []sent{loop6, loop4, loop4s})
 	})
 	t.Run("allow", func(t *testing.T) {
 		// The first hop (the peer) is allowed; the destinations are not.
 		two := sent{"2001:db8:2::1", 5300, "2001:db8:1::2"}
 		seven := sent{"2001:db8:2::2", 5301, "2001:db8:1::2"}
 		lsrr := sent{"198.51.100.10", 5302, "192.0.2.2"}
+		ssrr := sent{"198.51.100.11", 5306, "192.0.2.2"}
 		res := runPeered(t, dir, []string{"192.0.2.0/24", "2001:db8:1::/64"},
-			"python3 "+dir+"/client.py"+arg("6", two)+arg("6", seven, more...)+arg("4", lsrr)+loops)
+			"python3 "+dir+"/client.py"+arg("6", two)+arg("6", seven, more...)+arg("4", lsrr)+arg("4s", ssrr)+loops)
 		defer dumpOnFailure(t, res)
-		check(t, res, []sent{two, seven, lsrr, loop6, loop4})
-		if res.Dropped == nil || res.Dropped.Packets < 5 {
-			t.Errorf("dropped = %+v, want the five routed packets counted", res.Dropped)
+		check(t, res, []sent{two, seven, lsrr, ssrr, loop6, loop4, loop4s})
+		if res.Dropped == nil || res.Dropped.Packets < 7 {
+			t.Errorf("dropped = %+v, want the seven routed packets counted", res.Dropped)
 		}
 	})
 }
