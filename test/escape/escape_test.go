@@ -491,7 +491,7 @@ func TestEscapeSeccomp(t *testing.T) {
 		t.Run(r.name, func(t *testing.T) {
 			dir := workTree(t)
 			res := vigiles(t, r, dir, nil, "--", "python3", "seccomp.py")
-			checkAttempts(t, res, 25)
+			checkAttempts(t, res, 26)
 		})
 	}
 }

@@ -3,7 +3,7 @@ import ctypes, errno, os, sys
 libc = ctypes.CDLL(None, use_errno=True)
 calls = {  # x86_64 numbers
     "io_uring_setup": (425, 8, 0), "bpf": (321, 0, 0, 0), "perf_event_open": (298, 0, 0, -1, -1, 0),
-    "userfaultfd": (323, 0), "keyctl": (250, 0, 0), "add_key": (248, 0, 0, 0, 0, 0), "kexec_load": (246, 0, 0, 0, 0),
+    "userfaultfd": (323, 1),  # UFFD_USER_MODE_ONLY: the kernel lets any process have one (vm.unprivileged_userfaultfd or not) "keyctl": (250, 0, 0), "add_key": (248, 0, 0, 0, 0, 0), "kexec_load": (246, 0, 0, 0, 0),
     "open_by_handle_at": (304, 0, 0, 0), "process_vm_readv": (310, 1, 0, 0, 0, 0, 0),
     "process_vm_writev": (311, 1, 0, 0, 0, 0, 0), "pidfd_getfd": (438, 0, 0, 0), "ptrace": (101, 16, 1, 0, 0),
     "unshare(CLONE_NEWUSER)": (272, 0x10000000), "setns": (308, 0, 0),
@@ -22,6 +22,20 @@ for name, args in calls.items():
 ctypes.set_errno(0)
 r = libc.syscall(ctypes.c_long(435), ctypes.c_long(0), ctypes.c_long(0))
 print("ok: clone3 answers ENOSYS" if r == -1 and ctypes.get_errno() == errno.ENOSYS else f"ESCAPE: clone3 returned {r} errno {ctypes.get_errno()}")
+# ptrace of pid 1 above is refused by the kernel too (the reaper is not
+# dumpable); a child of the command's own, of its uid, is one the kernel
+# lets it trace: only the filter refuses that.
+child = os.fork()
+if child == 0:
+    import time
+    time.sleep(60)
+    os._exit(0)
+ctypes.set_errno(0)
+r = libc.syscall(ctypes.c_long(101), ctypes.c_long(16), ctypes.c_long(child), ctypes.c_long(0), ctypes.c_long(0))
+e = ctypes.get_errno()
+os.kill(child, 9)
+os.waitpid(child, 0)
+print("ok: ptrace of its own child denied with EPERM" if r == -1 and e == errno.EPERM else f"ESCAPE: ptrace of its own child returned {r} errno {e}")
 import socket
 for fam, name in ((40, "AF_VSOCK: the hypervisor or host, around the network namespace"), (38, "AF_ALG")):
     try:
