@@ -392,6 +392,13 @@ func plantCanaries(t *testing.T) []string {
 	}
 	files = append(files, "/run/secrets/vigiles-escape-canary",
 		"/home/runner/work/_temp/_runner_file_commands/set_output_vigiles", "/tmp/vigiles-escape-canary")
+	// The other masked directories the host has, readable by every uid:
+	// only the mask keeps a file there from the command.
+	for _, d := range []string{"/var/tmp", "/mnt", "/media", "/srv"} {
+		if fi, err := os.Stat(d); err == nil && fi.IsDir() {
+			files = append(files, filepath.Join(d, fmt.Sprintf("vigiles-escape-canary-%d", time.Now().UnixNano())))
+		}
+	}
 	// A GitHub container job's runner directories and HOME, made only
 	// where the host has none (and then removed whole).
 	for _, top := range []string{"/__w", "/github"} {
