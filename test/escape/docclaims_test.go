@@ -164,8 +164,9 @@ func sortedState(s map[string]string) string {
 // already keep out, and never as the host's root. Here a --root-sandbox
 // run, whose uid 0 is the host's root, reads a root-only file outside the
 // list (so the modes do not keep it out), and reads nothing of
-// /etc/shadow, /etc/gshadow or an SSH host key planted for the test: the
-// covers are what stop it. Every other caller reads nothing of them either.
+// /etc/shadow, /etc/gshadow, the rest of the list the host has (their
+// backups, /etc/sudoers, /etc/security/opasswd) or an SSH host key planted
+// for the test: the covers are what stop it. Every other caller reads nothing of them either.
 func TestDocClaimSecretFilesUnreadableAsUid0(t *testing.T) {
 	requireBwrap(t)
 	requireRoot(t, "planting an SSH host key in /etc/ssh needs root")
@@ -190,6 +191,16 @@ func TestDocClaimSecretFilesUnreadableAsUid0(t *testing.T) {
 	}
 	t.Cleanup(func() { os.Remove(key) })
 	secrets = append(secrets, key)
+	// The rest of the list that this host has, not empty: the backups of
+	// the two above, sudoers, old passwords. Each is root's alone, so
+	// only its cover keeps it from a --root-sandbox run.
+	for _, p := range []string{"/etc/shadow-", "/etc/gshadow-", "/etc/sudoers", "/etc/security/opasswd"} {
+		if fi, err := os.Stat(p); err == nil && fi.Size() > 0 {
+			secrets = append(secrets, p)
+		} else {
+			t.Logf("this host has no non-empty %s to try", p)
+		}
+	}
 	control := filepath.Join(openTempDir(t, "/var/lib", "vigiles-docclaim-rootonly-"), "token")
 	if err := os.WriteFile(control, []byte("ROOT-ONLY\n"), 0o600); err != nil {
 		t.Fatal(err)
