@@ -329,14 +329,26 @@ func quarterBound(t *testing.T, def int, host string) string {
 
 // sysctlWriteSh writes each sysctl its arguments name with the value it
 // already has (so that a write that got through would change nothing of
-// the host's), and prints each write's answer.
+// the host's), and prints each write's answer; then it opens for writing,
+// writing nothing, the other host knobs of procKnobs the host has, and
+// prints each open's answer.
 const sysctlWriteSh = `for k in "$@"; do
   p=/proc/sys/$k
   v=$(cat "$p") || { echo "$k unreadable"; continue; }
   if out=$( (printf '%s\n' "$v" > "$p") 2>&1 ); then echo "$k written"; else echo "$k refused: $out"; fi
 done
+for p in ` + procKnobs + `; do
+  [ -e "$p" ] || continue
+  if out=$( (: > "$p") 2>&1 ); then echo "$p opened"; else echo "$p refused: $out"; fi
+done
 grep -E ' /proc/sys (ro|rw),' /proc/self/mountinfo | cut -d' ' -f5,6
 `
+
+// procKnobs are host knobs outside /proc/sys in the command's /proc that
+// the row "Read-only kernel knobs" names mounted read-only: root's
+// alone, so for a --root-sandbox run only the mount (and Landlock, which
+// answers EACCES, not EROFS) keeps them from being written.
+const procKnobs = "/proc/sysrq-trigger /proc/irq/default_smp_affinity"
 
 // TestDocClaimSysctlsAreReadOnly shows the row "Write a sysctl
 // (kernel.core_pattern, …) as uid 0 of a --root-sandbox run":
@@ -345,7 +357,10 @@ grep -E ' /proc/sys (ro|rw),' /proc/self/mountinfo | cut -d' ' -f5,6
 // read-only /proc/sys (and Landlock) stops. For every caller and for a
 // --root-sandbox run, writing kernel.core_pattern, kernel.hostname and
 // vm.stat_interval (each with the value it has) is refused, as a
-// read-only file system, and /proc/sys is mounted read-only.
+// read-only file system, and /proc/sys is mounted read-only; opening
+// /proc/sysrq-trigger or /proc/irq/default_smp_affinity (where the host has
+// them) for writing is refused too, as a read-only file system for a
+// --root-sandbox run.
 func TestDocClaimSysctlsAreReadOnly(t *testing.T) {
 	requireBwrap(t)
 	keys := []string{"kernel/core_pattern", "kernel/hostname", "vm/stat_interval"}
@@ -370,6 +385,23 @@ func TestDocClaimSysctlsAreReadOnly(t *testing.T) {
 			}
 			if !strings.Contains(res.Stdout, "/proc/sys ro,") {
 				t.Errorf("/proc/sys is not mounted read-only in the command's /proc: stdout %s", res.Stdout)
+			}
+			tried := 0
+			for _, p := range strings.Fields(procKnobs) {
+				for _, line := range strings.Split(res.Stdout, "\n") {
+					switch {
+					case line == p+" opened":
+						t.Errorf("%s opened for writing", p)
+					case strings.HasPrefix(line, p+" refused: "):
+						tried++
+						if c.rootSandbox && !strings.HasSuffix(line, "Read-only file system") {
+							t.Errorf("%s: want it refused as a read-only file system (uid 0 is the host's root): %s", p, line)
+						}
+					}
+				}
+			}
+			if tried == 0 {
+				t.Logf("this host has none of %s", procKnobs)
 			}
 		})
 	}
