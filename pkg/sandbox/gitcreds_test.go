@@ -63,6 +63,11 @@ func TestScrubGitConfig(t *testing.T) {
 		{"a token in a URL's query",
 			"[remote \"origin\"]\n\turl = https://host/r.git?private_token=glpat-FAKE&x=1\n[url \"https://host/?access_token=FAKE\"]\n\tinsteadOf = gh:\n",
 			"[remote \"origin\"]\n\turl = https://host/r.git?private_token=&x=1\n[url \"https://host/?access_token=\"]\n\tinsteadOf = gh:\n"},
+		{"every token-like query parameter, in any case",
+			"[remote \"o\"]\n\turl = https://h/r?oauth_token=A&id_token=B&job_token=C&token=D&auth=E&page=2;password=F&passwd=G&secret=H\n" +
+				"\turl = https://h/r?apikey=I&API_KEY=J&key=K&Sig=L&signature=M&sv=2022\n",
+			"[remote \"o\"]\n\turl = https://h/r?oauth_token=&id_token=&job_token=&token=&auth=&page=2;password=&passwd=&secret=\n" +
+				"\turl = https://h/r?apikey=&API_KEY=&key=&Sig=&signature=&sv=2022\n"},
 		{"a token in an insteadOf section's URL",
 			"[url \"https://ghp_FAKE@github.com/\"]\n\tinsteadOf = https://github.com/\n",
 			"[url \"https://github.com/\"]\n\tinsteadOf = https://github.com/\n"},
