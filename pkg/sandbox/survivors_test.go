@@ -52,6 +52,8 @@ func TestTimedOutRunListsWhatRanBesideTheMainProcess(t *testing.T) {
 // attack on the timeout's scan: leave n exited children unreaped (each
 // one more entry for the scan to read), then start a process that forks
 // and exits without pause (its pid new at every read of /proc), and wait.
+// With n "alone" it leaves no children unreaped and exits once the
+// hopping has started: what it leaves is the hopping process alone.
 const hopperArg = "__test-hopper"
 
 func hopper(n string) {
@@ -69,6 +71,9 @@ func hopper(n string) {
 				syscall.RawSyscall(syscall.SYS_EXIT_GROUP, 0, 0, 0)
 			}
 		}
+	}
+	if n == "alone" {
+		syscall.RawSyscall(syscall.SYS_EXIT_GROUP, 0, 0, 0)
 	}
 	for {
 		time.Sleep(time.Hour)
