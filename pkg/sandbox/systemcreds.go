@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"sync"
 
 	"golang.org/x/sys/unix"
 )
@@ -43,14 +44,16 @@ const maxSystemCredentialFile = 4 << 20
 // credentialURL is an http(s) URL with a user part (a token as the user,
 // or a user and password), as a proxy or an index is given with its
 // credentials.
-var credentialURL = regexp.MustCompile(`(?i)\bhttps?://[^\s/@"'<>]+@`)
+var credentialURL = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)\bhttps?://[^\s/@"'<>]+@`) })
 
 // credentialKey is a setting whose name says it holds a secret: npm's
 // _authToken, _auth and _password (after a registry's //host/: too),
 // boto's and AWS's keys, a password or a token of any INI, TOML, YAML or
 // shell assignment; and Maven's <password>, <passphrase> and
 // <privateKey> elements.
-var credentialKey = regexp.MustCompile(`(?im)^\s*(export\s+)?[^\s=#;]*(_authtoken|_auth|password|passwd|passphrase|secret_access_key|session_token|token|secret)["']?\s*[=:]|<(password|passphrase|privatekey)>`)
+var credentialKey = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?im)^\s*(export\s+)?[^\s=#;]*(_authtoken|_auth|password|passwd|passphrase|secret_access_key|session_token|token|secret)["']?\s*[=:]|<(password|passphrase|privatekey)>`)
+})
 
 // credentialHints are what any text credentialURL or credentialKey
 // matches holds, in ASCII text, lower-cased: a text of none of them is
@@ -66,7 +69,7 @@ func holdsCredential(b []byte) bool {
 	if !hintsCredential(b) {
 		return false
 	}
-	return credentialURL.Match(b) || credentialKey.Match(b)
+	return credentialURL().Match(b) || credentialKey().Match(b)
 }
 
 // hintsCredential says whether b may hold what credentialURL or

@@ -45,7 +45,7 @@ func TestHoldsCredential(t *testing.T) {
 		}
 		// The hints never pass over what the expressions match.
 		b := withoutXMLComments([]byte(tc.text))
-		if full := credentialURL.Match(b) || credentialKey.Match(b); full && !hintsCredential(b) {
+		if full := credentialURL().Match(b) || credentialKey().Match(b); full && !hintsCredential(b) {
 			t.Errorf("hintsCredential(%q) passes over a text the expressions match", tc.text)
 		}
 	}
@@ -63,7 +63,7 @@ func FuzzHoldsCredential(f *testing.F) {
 	comment := regexp.MustCompile(`(?s)<!--.*?-->`)
 	f.Fuzz(func(t *testing.T, b []byte) {
 		c := comment.ReplaceAll(b, nil)
-		want := credentialURL.Match(c) || credentialKey.Match(c)
+		want := credentialURL().Match(c) || credentialKey().Match(c)
 		if got := holdsCredential(b); got != want {
 			t.Errorf("holdsCredential(%q) = %v, the expressions say %v", b, got, want)
 		}
