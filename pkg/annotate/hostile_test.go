@@ -339,6 +339,11 @@ func TestOutputsRefuseUnsafeValues(t *testing.T) {
 		{Verdict: "pass\nfailed=0"},
 		{Verdict: "pass", Report: "x\nverdict=pass"},
 		{Verdict: "pass", Report: "x<<EOF"},
+		// CR and NUL too, which lines refuses as it does LF: a reader
+		// of the file that ends a line at CR, or a string at NUL,
+		// would read another value.
+		{Verdict: "pass", Report: "x\rverdict=pass"},
+		{Verdict: "pass", Report: "x\x00y"},
 	} {
 		if _, err := o.lines(); err == nil {
 			t.Errorf("%+v: want an error", o)
