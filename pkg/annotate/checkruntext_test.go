@@ -1,0 +1,60 @@
+package annotate
+
+import (
+	"context"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/vigiles/action/pkg/report"
+)
+
+// TestCheckRunTextIsCutToItsLimits: the check run's title, and each
+// annotation's message and raw_details, reach GitHub cut to their limits
+// (MaxCheckRunTitleChars, MaxMessageChars, MaxCheckRunAnnotationDetailsBytes)
+// with the visible marker of a cut, however long what a hook made them
+// of: raw_details past 64 KB is refused by GitHub, and the title is one
+// readable line. Each is measured in what was sent, over real HTTP.
+func TestCheckRunTextIsCutToItsLimits(t *testing.T) {
+	fake := &fakeGitHub{}
+	srv := httptest.NewServer(fake)
+	defer srv.Close()
+	c, err := NewClient(srv.Client(), token, srv.URL+"/api/v3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := report.Finding{
+		Rule: "expect/stdout-contains", Severity: report.SeverityError,
+		Location: report.Location{File: ".vigiles.yml", Line: 3},
+		Message:  strings.Repeat("m", 3*MaxMessageChars),
+		Evidence: strings.Repeat("é", MaxCheckRunAnnotationDetailsBytes), // two bytes each: twice the limit
+	}
+	if _, err := PostCheckRun(context.Background(), c, CheckRun{Owner: "octo", Repo: "plugins", Name: "vigiles test", HeadSHA: headSHA,
+		Conclusion: "failure", Title: strings.Repeat("t", 2*MaxCheckRunTitleChars), Summary: "s", Findings: []report.Finding{f}}); err != nil {
+		t.Fatal(err)
+	}
+	fake.mu.Lock()
+	defer fake.mu.Unlock()
+	if len(fake.reqs) != 1 {
+		t.Fatalf("%d requests, want 1", len(fake.reqs))
+	}
+	out, _ := fake.reqs[0].Body["output"].(map[string]any)
+	title, _ := out["title"].(string)
+	if n := utf8.RuneCountInString(title); n > MaxCheckRunTitleChars || !strings.Contains(title, "(cut)") {
+		t.Errorf("title of %d characters (limit %d), cut visibly: %v", n, MaxCheckRunTitleChars, strings.Contains(title, "(cut)"))
+	}
+	anns, _ := out["annotations"].([]any)
+	if len(anns) != 1 {
+		t.Fatalf("%d annotations, want 1", len(anns))
+	}
+	a, _ := anns[0].(map[string]any)
+	msg, _ := a["message"].(string)
+	if n := utf8.RuneCountInString(msg); n > MaxMessageChars || !strings.Contains(msg, "(cut)") {
+		t.Errorf("message of %d characters (limit %d), cut visibly: %v", n, MaxMessageChars, strings.Contains(msg, "(cut)"))
+	}
+	raw, _ := a["raw_details"].(string)
+	if n := len(raw); n > MaxCheckRunAnnotationDetailsBytes || !utf8.ValidString(raw) || !strings.HasSuffix(raw, "(cut)") {
+		t.Errorf("raw_details of %d bytes (limit %d), valid UTF-8: %v, cut visibly: %v", n, MaxCheckRunAnnotationDetailsBytes, utf8.ValidString(raw), strings.HasSuffix(raw, "(cut)"))
+	}
+}
