@@ -165,3 +165,52 @@ func TestKeptDecidesAreBounded(t *testing.T) {
 		t.Errorf("verdict %s, want error", rep.Verdict)
 	}
 }
+
+// TestKeptEnvFileIsBounded: an env file's content counts against
+// maxKeptEvidence, and the run whose record comes past the bound keeps
+// none of it: its env file's content is null (not recorded), its path
+// kept, where the content it had would read as recorded while its writes
+// and egress were not.
+func TestKeptEnvFileIsBounded(t *testing.T) {
+	defer func(n int) { maxKeptEvidence = n }(maxKeptEvidence)
+	content := "export A=" + strings.Repeat("x", 10000) + "\n"
+	maxKeptEvidence = 25000 // two runs' env files fit, not three
+	dir := makeTree(t, map[string]string{
+		"plugins/many/.claude-plugin/plugin.json": `{"name": "many"}`,
+		"plugins/many/hooks/hooks.json":           `{"hooks": {"SessionStart": [{"hooks": [{"type": "command", "command": "a"}, {"type": "command", "command": "b"}, {"type": "command", "command": "c"}]}]}}`,
+	})
+	const path = "~/.claude/session-env/s/sessionstart-hook-0.sh"
+	exec := ExecutorFunc(func(ctx context.Context, spec sandbox.Spec) (*sandbox.Result, error) {
+		c := content
+		return &sandbox.Result{Tier: sandbox.TierConfined, Writes: []evidence.Write{}, Egress: []evidence.Egress{},
+			EnvFile: &evidence.EnvFile{Path: path, Kind: "file", Size: int64(len(c)), Content: &c}}, nil
+	})
+	rep, err := Audit(context.Background(), Options{Dir: dir, Executor: exec, Jobs: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Runs) != 3 {
+		t.Fatalf("%d runs, want 3", len(rep.Runs))
+	}
+	lost := 0
+	for _, r := range rep.Runs {
+		ef := r.EnvFile
+		switch {
+		case ef == nil:
+			t.Errorf("%s: no env file", r.ID)
+		case r.Writes == nil && r.Outcome == report.OutcomeError:
+			lost++
+			if ef.Content != nil || ef.Path != path || ef.Size != 0 || ef.Kind != "" {
+				t.Errorf("%s kept no record, but its env file is %+v; want its path alone, content not recorded", r.ID, *ef)
+			}
+		case ef.Content == nil || *ef.Content != content || r.Outcome != report.OutcomeAllowed:
+			t.Errorf("%s: env file %+v, outcome %s; want its content whole, or none of its record", r.ID, *ef, r.Outcome)
+		}
+	}
+	if lost != 1 {
+		t.Errorf("%d runs kept no record; want the one past the bound", lost)
+	}
+	if rep.Verdict != report.VerdictError {
+		t.Errorf("verdict %s, want error", rep.Verdict)
+	}
+}
