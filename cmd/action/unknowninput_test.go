@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"unicode"
 
 	"github.com/vigiles/action/pkg/annotate/annotatetest"
 	"github.com/vigiles/action/pkg/runner"
@@ -48,5 +49,35 @@ func TestActionUnknownInputVariableIsSaid(t *testing.T) {
 	}
 	if strings.Contains(s.stdout.String()+s.stderr.String(), "secret-looking-value") {
 		t.Error("a variable's value was printed")
+	}
+}
+
+// TestActionUnknownInputNamesAreInert: the warning for an INPUT_*
+// variable no input reads quotes the variable's name, which the step's
+// environment chose, as one inert line: no control or format character
+// of it (an escape sequence, a bidi override) reaches the log, and no
+// "##[" of it, which the log viewer styles wherever it stands.
+func TestActionUnknownInputNamesAreInert(t *testing.T) {
+	s := newStep(t, map[string]string{"command": "test", "check-run": "false"})
+	env := []string{"INPUT_A\u202eB=1", "INPUT_X\x1b[2J\rY=1", "INPUT_##[group]G=1", "INPUT_Jobs##[error]e=1"}
+	deps := actionDeps{test: runner.Test, audit: runner.Audit, executor: noRun, httpClient: s.srv.Client(), environ: func() []string { return env }}
+	err := runActionWith(context.Background(), nil, func(k string) string { return s.env[k] }, &s.stdout, &s.stderr, deps)
+	exitCode(err, &s.stderr, true)
+	var warnings []string
+	for _, c := range annotatetest.Commands(s.stdout.String()) {
+		if c.Name == "warning" && c.Props["title"] == "vigiles" && (strings.Contains(c.Data, "is not read") || strings.Contains(c.Data, "is no input")) {
+			warnings = append(warnings, c.Data)
+		}
+	}
+	if len(warnings) != len(env) {
+		t.Fatalf("%d warnings, want %d:\n%s", len(warnings), len(env), s.stdout.String())
+	}
+	for _, w := range warnings {
+		if strings.ContainsFunc(w, func(r rune) bool { return unicode.IsControl(r) || unicode.Is(unicode.Cf, r) }) || strings.Contains(w, "##[") {
+			t.Errorf("warning %q holds a control or format character, or ##[", w)
+		}
+	}
+	if strings.Contains(s.stdout.String(), "##[") {
+		t.Errorf("stdout holds ##[:\n%s", s.stdout.String())
 	}
 }
