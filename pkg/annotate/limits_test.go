@@ -219,6 +219,10 @@ func TestLineURL(t *testing.T) {
 		{"https://github.com", "o/r", sha, ".vigiles.yml", 3, "https://github.com/o/r/blob/" + sha + "/.vigiles.yml#L3"},
 		{"https://ghes.example/", "o/r", sha, "a b/(x)&.json", 1, "https://ghes.example/o/r/blob/" + sha + "/a%20b/%28x%29%26.json#L1"},
 		{"javascript:alert(1)", "o/r", sha, "f", 1, ""},
+		// A host does not make another scheme a web page's: the scheme
+		// is refused on its own.
+		{"javascript://github.com/%0aalert(1)", "o/r", sha, "f", 1, ""},
+		{"file://github.com", "o/r", sha, "f", 1, ""},
 		{"https://github.com", "o/r)", sha, "f", 1, ""},
 		{"https://github.com", "o/r", "HEAD", "f", 1, ""},
 		{"https://github.com", "o/r", sha, "../etc/passwd", 1, ""},
