@@ -58,3 +58,48 @@ func TestCheckRunTextIsCutToItsLimits(t *testing.T) {
 		t.Errorf("raw_details of %d bytes (limit %d), valid UTF-8: %v, cut visibly: %v", n, MaxCheckRunAnnotationDetailsBytes, utf8.ValidString(raw), strings.HasSuffix(raw, "(cut)"))
 	}
 }
+
+// TestCheckRunSummaryOverItsLimitIsCut: a summary handed to PostCheckRun
+// longer than GitHub takes (MaxCheckRunSummaryChars bytes) is cut to it
+// on a character's boundary, with no annotation note to add: GitHub
+// refuses a longer one with 422.
+func TestCheckRunSummaryOverItsLimitIsCut(t *testing.T) {
+	fake := &fakeGitHub{}
+	srv := httptest.NewServer(fake)
+	defer srv.Close()
+	c, err := NewClient(srv.Client(), token, srv.URL+"/api/v3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	summary := strings.Repeat("ab꞉", MaxCheckRunSummaryChars/4) // 5 bytes each: 81,915 bytes
+	if _, err := PostCheckRun(context.Background(), c, CheckRun{Owner: "octo", Repo: "plugins", Name: "vigiles test", HeadSHA: headSHA,
+		Conclusion: "success", Title: "t", Summary: summary}); err != nil {
+		t.Fatal(err)
+	}
+	fake.mu.Lock()
+	defer fake.mu.Unlock()
+	if len(fake.reqs) != 1 {
+		t.Fatalf("%d requests, want 1", len(fake.reqs))
+	}
+	out, _ := fake.reqs[0].Body["output"].(map[string]any)
+	s, _ := out["summary"].(string)
+	if len(s) > MaxCheckRunSummaryChars || !utf8.ValidString(s) || !strings.HasSuffix(s, "(cut)") {
+		t.Errorf("summary of %d bytes (limit %d), valid UTF-8: %v, cut visibly: %v", len(s), MaxCheckRunSummaryChars, utf8.ValidString(s), strings.HasSuffix(s, "(cut)"))
+	}
+}
+
+// TestSummaryNotesStayWithinMaxBytes: Summary holds the whole summary,
+// the notes after its tables too, within MaxBytes, however many notes
+// there are.
+func TestSummaryNotesStayWithinMaxBytes(t *testing.T) {
+	var notes []string
+	for range 50 {
+		notes = append(notes, strings.Repeat("n", 900))
+	}
+	const max = 4096
+	r := &report.Report{Schema: report.Schema, Command: "test", Verdict: report.VerdictPass, Runs: []report.HookRun{}, Findings: []report.Finding{}}
+	s := Summary(r, SummaryOptions{MaxBytes: max, Notes: notes})
+	if len(s) > max || !utf8.ValidString(s) {
+		t.Errorf("summary of %d bytes, MaxBytes %d (valid UTF-8: %v)", len(s), max, utf8.ValidString(s))
+	}
+}
