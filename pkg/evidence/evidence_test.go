@@ -322,7 +322,9 @@ func TestShownNameTellsNamesApart(t *testing.T) {
 			t.Errorf("%q shows as %q, not one line of UTF-8", n, s)
 		}
 	}
-	for n, want := range map[string]string{"a": "a", "a\xff": `"a\xff"`, "a\uFFFD": "\"a\uFFFD\"", `"a"`: `"\"a\""`, "dir/f.txt": "dir/f.txt"} {
+	for n, want := range map[string]string{"a": "a", "a\xff": `"a\xff"`, "a\uFFFD": "\"a\uFFFD\"", `"a"`: `"\"a\""`, "dir/f.txt": "dir/f.txt",
+		// Space at either end is quoted, so that it shows; inside, not.
+		"a ": `"a "`, " a": `" a"`, "a\t": `"a\t"`, "a b": "a b"} {
 		if got := ShownName(n); got != want {
 			t.Errorf("ShownName(%q) = %s, want %s", n, got, want)
 		}
