@@ -1,6 +1,7 @@
 package evidence
 
 import (
+	"bytes"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
@@ -141,7 +142,13 @@ func (w Write) MarshalJSON() ([]byte, error) {
 		if !utf8.ValidString(w.From) {
 			j.FromBytes = []byte(w.From)
 		}
-		return json.Marshal(j)
+		var buf bytes.Buffer
+		enc := json.NewEncoder(&buf)
+		enc.SetEscapeHTML(false) // as appendJSONString
+		if err := enc.Encode(j); err != nil {
+			return nil, err
+		}
+		return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
 	}
 	// The common case, by hand: records of 10,000 writes are marshalled
 	// in the init and again by vigiles.
@@ -170,7 +177,10 @@ func (w Write) MarshalJSON() ([]byte, error) {
 }
 
 // appendJSONString appends s, valid UTF-8, as encoding/json writes it
-// (with its HTML-safe escapes).
+// without its HTML-safe escapes of <, > and &: json.Marshal adds those to a
+// marshaller's output itself, and an Encoder told not to
+// (SetEscapeHTML(false), as the CLI's JSON report is) leaves them out of a
+// write's path as it does of every other string.
 func appendJSONString(b []byte, s string) []byte {
 	const hex = "0123456789abcdef"
 	b = append(b, '"')
@@ -192,7 +202,7 @@ func appendJSONString(b []byte, s string) []byte {
 			esc = `\b`
 		case r == '\f':
 			esc = `\f`
-		case r < 0x20 || r == '<' || r == '>' || r == '&' || r == '\u2028' || r == '\u2029':
+		case r < 0x20 || r == '\u2028' || r == '\u2029':
 			b = append(b, s[start:i]...)
 			b = append(b, '\\', 'u', hex[r>>12&0xf], hex[r>>8&0xf], hex[r>>4&0xf], hex[r&0xf])
 			start = i + utf8.RuneLen(r)

@@ -1,6 +1,7 @@
 package evidence
 
 import (
+	"bytes"
 	"encoding/json"
 	"strings"
 	"testing"
@@ -136,7 +137,9 @@ func BenchmarkWritesJSON(b *testing.B) {
 }
 
 // FuzzWriteJSON: a write is marshalled as encoding/json would marshal its
-// fields (the hand-written common case), and reads back as it was.
+// fields (the hand-written common case), by json.Marshal and by an Encoder
+// told to leave <, > and & alone (the CLI's JSON report), and reads back
+// as it was.
 func FuzzWriteJSON(f *testing.F) {
 	for _, s := range []string{"", "a/b.txt", "<&>\u2028\u2029\x00\x1f\"\\\n\r\t", "bad\xff", "ünï/ç😀", "\x7f\u0085"} {
 		f.Add(s, "file")
@@ -148,15 +151,28 @@ func FuzzWriteJSON(f *testing.F) {
 			t.Fatal(err)
 		}
 		if utf8.ValidString(path) && utf8.ValidString(kind) {
-			want, _ := json.Marshal(struct {
+			fields := struct {
 				Path   string `json:"path"`
 				Op     Op     `json:"op"`
 				Kind   string `json:"kind,omitempty"`
 				Target string `json:"target,omitempty"`
 				From   string `json:"from,omitempty"`
-			}{path, OpCreate, kind, path, path})
+			}{path, OpCreate, kind, path, path}
+			want, _ := json.Marshal(fields)
 			if string(got) != string(want) {
 				t.Fatalf("marshalled %s, encoding/json says %s", got, want)
+			}
+			encode := func(v any) string {
+				var buf bytes.Buffer
+				enc := json.NewEncoder(&buf)
+				enc.SetEscapeHTML(false)
+				if err := enc.Encode(v); err != nil {
+					t.Fatal(err)
+				}
+				return buf.String()
+			}
+			if got, want := encode(w), encode(fields); got != want {
+				t.Fatalf("encoded without HTML escapes %s, encoding/json says %s", got, want)
 			}
 		}
 		var back Write
