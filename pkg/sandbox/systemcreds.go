@@ -41,25 +41,36 @@ const systemFilesFix = "make it a regular file of at most 4 MiB, or keep its cre
 // one is an error (fail closed), not a file read in part.
 const maxSystemCredentialFile = 4 << 20
 
-// credentialURL is an http(s) URL with a user part (a token as the user,
-// or a user and password), as a proxy or an index is given with its
-// credentials.
-var credentialURL = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)\bhttps?://[^\s/@"'<>]+@`) })
+// credentialURL is an http(s), SOCKS or FTP URL with a user part (a
+// token as the user, or a user and password), as a proxy or an index is
+// given with its credentials; or an http(s) URL with conda's token in
+// its path (/t/TOKEN, as conda's channels take it).
+var credentialURL = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)\b(?:https?|socks[45][ah]?|ftp)://[^\s/@"'<>]+@|\bhttps?://[^\s"'<>]*/t/[a-z0-9-]`)
+})
 
 // credentialKey is a setting whose name says it holds a secret: npm's
 // _authToken, _auth and _password (after a registry's //host/: too),
-// boto's and AWS's keys, a password or a token of any INI, TOML, YAML or
-// shell assignment; and Maven's <password>, <passphrase> and
-// <privateKey> elements.
+// boto's and AWS's keys (boto's proxy_pass), a password, a token, an API
+// key or a secret key of any INI, TOML, YAML or shell assignment (RubyGems'
+// :rubygems_api_key:); Maven's <password>, <passphrase> and <privateKey>
+// elements (with attributes too) and a server's httpHeaders property named
+// Private-Token, Job-Token, Deploy-Token or Authorization (GitLab's
+// package registry); and a PEM private key (npm's key=). A line starts
+// after LF, CR (npm's ini and Python's configparser break lines there)
+// or a Unicode line break (YAML's), and a name may stand between the
+// whitespace Python strips (\v, NBSP).
 var credentialKey = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`(?im)^\s*(export\s+)?[^\s=#;]*(_authtoken|_auth|password|passwd|passphrase|secret_access_key|session_token|token|secret)["']?\s*[=:]|<(password|passphrase|privatekey)>`)
+	const ws = `[\s\v\x1c-\x1f\x{85}\p{Z}]`
+	return regexp.MustCompile(`(?im)(?:^|[\r\x{85}\x{2028}\x{2029}])` + ws + `*(export` + ws + `+)?[^\s=#;]*(_authtoken|_auth|password|passwd|passphrase|secret_access_key|session_token|token|secret|_pass|api_?key|secret_?key|private_?key)["']?` + ws + `*[=:]` +
+		`|<(password|passphrase|privatekey)(\s[^>]*)?>|<name>\s*(private|job|deploy)-token\s*</name>|<name>\s*authorization\s*</name>|-----BEGIN [a-z0-9 ]*PRIVATE KEY-----`)
 })
 
 // credentialHints are what any text credentialURL or credentialKey
 // matches holds, in ASCII text, lower-cased: a text of none of them is
 // passed over without the expressions, which cost a quarter of a
 // millisecond for Maven's stock settings.xml of 10 KB, in every run.
-var credentialHints = [][]byte{[]byte("@"), []byte("_auth"), []byte("pass"), []byte("secret"), []byte("token"), []byte("privatekey")}
+var credentialHints = [][]byte{[]byte("@"), []byte("_auth"), []byte("pass"), []byte("secret"), []byte("token"), []byte("private"), []byte("api"), []byte("authorization"), []byte("/t/")}
 
 // holdsCredential says whether the text b of a configuration file holds
 // a credential by credentialURL or credentialKey, outside XML comments

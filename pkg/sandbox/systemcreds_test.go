@@ -39,6 +39,40 @@ func TestHoldsCredential(t *testing.T) {
 		{"PASSWORD=x\n", true},
 		{"pa\u017fsword=x\n", true},
 		{"user=x\nhost=y\n", false},
+		// Forms the tools take that the names alone missed: a line
+		// that ends in CR alone (npm's ini and Python's configparser
+		// both break lines there), leading whitespace Python strips
+		// (\v, \f, NBSP), boto's proxy_pass, an API key's name (as
+		// RubyGems' :rubygems_api_key:), a SOCKS or FTP proxy's user
+		// part, conda's channel token in its URL (/t/TOKEN/), Maven's
+		// <password> with an attribute and GitLab's Private-Token,
+		// Job-Token or Authorization header in a server's
+		// httpHeaders, and a PEM private key (npm's key=).
+		{"registry=https://npm.test/\r//npm.test/:_authToken=tok\r", true},
+		{"[Credentials]\r\r\raws_secret_access_key = k\r", true},
+		{"[Credentials]\n\vaws_secret_access_key = k\n", true},
+		{"[Credentials]\n\u00a0aws_secret_access_key\u00a0= k\n", true},
+		{"[Boto]\nproxy = proxy.test\nproxy_user = u\nproxy_pass = pw\n", true},
+		{"ANTHROPIC_API_KEY=sk-x\n", true},
+		{"---\n:rubygems_api_key: rubygems_x\n", true},
+		{"DJANGO_SECRET_KEY=x\n", true},
+		{"all_proxy=socks5h://user:pw@proxy.test:1080\n", true},
+		{"ftp_proxy=ftp://user:pw@proxy.test\n", true},
+		{"channels:\n  - https://conda.test/t/tk-0123abcd/private\n", true},
+		{"<server><id>r</id><password combine.self=\"override\">pw</password></server>\n", true},
+		{"<server><id>gitlab</id><configuration><httpHeaders><property><name>Private-Token</name><value>glpat-x</value></property></httpHeaders></configuration></server>\n", true},
+		{"<property><name>Job-Token</name><value>${CI_JOB_TOKEN}</value></property>\n", true},
+		{"<property>\n<name>Authorization</name>\n<value>Bearer x</value>\n</property>\n", true},
+		{"key=\"-----BEGIN PRIVATE KEY-----\\nMIIE\\n-----END PRIVATE KEY-----\"\n", true},
+		// What they still pass over: a key's id, a path to a key or a
+		// certificate, a channel without a token, ssh's user part.
+		{"[Credentials]\naws_access_key_id = AKIA\n", false},
+		{"client_ssl_cert_key: /etc/ssl/k.pem\nssl_verify: true\n", false},
+		{"//npm.test/:keyfile=/etc/ssl/k.pem\n//npm.test/:certfile=/etc/ssl/c.pem\n", false},
+		{"channels:\n  - https://conda.test/tools/t\n  - conda-forge\n", false},
+		{"all_proxy=socks5://proxy.test:1080\n", false},
+		{"<settings><servers><server><id>r</id><username>u</username></server></servers></settings>\n", false},
+		{"GPG_KEY_ID=ABCD\nno_bypass=1\n", false},
 	} {
 		if got := holdsCredential([]byte(tc.text)); got != tc.want {
 			t.Errorf("holdsCredential(%q) = %v, want %v", tc.text, got, tc.want)
