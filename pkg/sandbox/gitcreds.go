@@ -1626,9 +1626,11 @@ func runView(strict bool, cred *syscall.Credential, getenv func(string) string) 
 
 // hostRunnerRoots lists the directories of the GitHub Actions runners
 // of this host that this process can tell, read once a process: those
-// running (each process whose program it may read, /proc/PID/exe, and is
-// a runner's: <root>/bin/Runner.Listener or Runner.Worker; every user's
-// for root, the caller's own otherwise), and those installed as a service
+// running (each process whose program is a runner's: <root>/bin/
+// Runner.Listener or Runner.Worker, by /proc/PID/exe where this process
+// may read it, every user's for root, the caller's own otherwise, and by
+// the command line of another user's, runnerByCmdline), and those
+// installed as a service
 // (svc.sh install: the WorkingDirectory of a systemd unit
 // actions.runner.*.service), running or not.
 var hostRunnerRoots = sync.OnceValue(func() []string {
@@ -1653,6 +1655,9 @@ var hostRunnerRoots = sync.OnceValue(func() []string {
 			continue
 		}
 		exe, err := os.Readlink(filepath.Join("/proc", e.Name(), "exe"))
+		if errors.Is(err, fs.ErrPermission) {
+			exe, err = runnerByCmdline(e.Name())
+		}
 		if err != nil {
 			continue
 		}
@@ -1665,6 +1670,29 @@ var hostRunnerRoots = sync.OnceValue(func() []string {
 	}
 	return roots
 })
+
+// runnerByCmdline is the program of the process pid, another user's
+// whose /proc/PID/exe this process may not read, as its command line
+// names it, where that is a runner's (runnerBinaries) by its absolute
+// path and a regular file of that name is there: run.sh and the
+// service's RunnerService.js start the runner so, and its command line
+// is every user's to read. A process may name any program there, but
+// only one whose owner could put a runner's program in a directory has
+// that directory masked.
+func runnerByCmdline(pid string) (string, error) {
+	b, err := readSmallRegular(filepath.Join("/proc", pid, "cmdline"))
+	if err != nil {
+		return "", err
+	}
+	arg0, _, _ := strings.Cut(string(b), "\x00")
+	if !filepath.IsAbs(arg0) || !slices.Contains(runnerBinaries, filepath.Base(arg0)) {
+		return "", fs.ErrNotExist
+	}
+	if fi, err := os.Stat(arg0); err != nil || !fi.Mode().IsRegular() {
+		return "", fs.ErrNotExist
+	}
+	return filepath.Clean(arg0), nil
+}
 
 // otherRunners lists, of the host's runners (hosts), those that this
 // process does not run under (own, and the one whose work

@@ -328,3 +328,54 @@ done
 		})
 	}
 }
+
+// TestRedteam18AnotherUsersRunnersFilesAreMasked: the fourth attempt
+// against a runner of another user, started by hand (run.sh, in a
+// terminal multiplexer or a supervisor of its own) rather than as a
+// service: its directory is world-readable as the runner's tarball and
+// its umask leave it, and so are its logs and the step script, secrets
+// filled in, of the job it runs now. A caller may not read another
+// user's /proc/PID/exe, so the look for the host's runners passed over
+// it and the run read the script whole; its command line, which every
+// user may read, names its program by its absolute path (run.sh and the
+// service's RunnerService.js start it so). The test starts such a runner
+// as another uid than the caller's (root for an unprivileged caller,
+// nobody for root) in /opt, on a tmpfs of a mount namespace of its own;
+// the run now masks its directory whole.
+func TestRedteam18AnotherUsersRunnersFilesAreMasked(t *testing.T) {
+	requireBwrap(t)
+	requireRoot(t, "the test starts a runner in /opt in a mount namespace of its own")
+	requireTools(t, "python3", "unshare", "setpriv", "sleep")
+	if fi, err := os.Stat("/opt"); err != nil || !fi.IsDir() {
+		lacking(t, "a directory /opt")
+	}
+	sleep, err := exec.LookPath("sleep")
+	if err != nil {
+		t.Fatal(err)
+	}
+	setup := `mount -t tmpfs -o mode=0755 tmpfs /opt
+r=/opt/runner-2
+mkdir -p $r/bin $r/_diag $r/_work/_temp
+cp "$SLEEP" $r/bin/Runner.Listener
+echo '{"d": "h107-runner-credential-token"}' > $r/.credentials_rsaparams
+chmod 0600 $r/.credentials_rsaparams
+echo 'job message h107-runner-diag-token' > $r/_diag/Worker_20260101-000000-utc.log
+echo 'curl -H "Authorization: Bearer h107-runner-step-token"' > $r/_work/_temp/step.sh
+chmod -R go+rX $r
+chmod 0600 $r/.credentials_rsaparams
+other=
+if [ -z "$AS_UID" ]; then
+	chown -R 65534:65534 $r
+	other="setpriv --reuid 65534 --regid 65534 --clear-groups"
+fi
+$other $r/bin/Runner.Listener 600 &
+bg=$!
+`
+	for _, c := range callers(t) {
+		t.Run(c.name(), func(t *testing.T) {
+			dir := workTree(t)
+			res := vigilesInMountNS(t, c.runner, dir, setup, []string{"SLEEP=" + sleep}, c.withArgs([]string{"--", "python3", "redteam18runner.py"})...)
+			checkScriptRan(t, res, 3)
+		})
+	}
+}
