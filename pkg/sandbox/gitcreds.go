@@ -1632,20 +1632,28 @@ func runView(strict bool, cred *syscall.Credential, getenv func(string) string) 
 // the command line of another user's, runnerByCmdline), and those
 // installed as a service
 // (svc.sh install: the WorkingDirectory of a systemd unit
-// actions.runner.*.service), running or not.
+// actions.runner.*.service, or of its drop-ins, runnerUnits), running or
+// not.
 var hostRunnerRoots = sync.OnceValue(func() []string {
 	var roots []string
-	units, _ := filepath.Glob("/etc/systemd/system/actions.runner.*.service")
+	var units []string
+	for _, g := range runnerUnits {
+		m, _ := filepath.Glob(g)
+		units = append(units, m...)
+	}
 	for _, u := range units {
-		b, err := readSmallRegular(u)
+		// A unit may be a link (systemctl link) to a file elsewhere.
+		real, err := filepath.EvalSymlinks(u)
 		if err != nil {
 			continue
 		}
-		for _, line := range strings.Split(string(b), "\n") {
-			d, ok := strings.CutPrefix(strings.TrimSpace(line), "WorkingDirectory=")
-			d = strings.TrimPrefix(d, "-") // a directory that may be missing
-			if ok && filepath.IsAbs(d) && !slices.Contains(roots, filepath.Clean(d)) {
-				roots = append(roots, filepath.Clean(d))
+		b, err := readSmallRegular(real)
+		if err != nil {
+			continue
+		}
+		for _, d := range unitWorkingDirs(b) {
+			if !slices.Contains(roots, d) {
+				roots = append(roots, d)
 			}
 		}
 	}
@@ -1670,6 +1678,29 @@ var hostRunnerRoots = sync.OnceValue(func() []string {
 	}
 	return roots
 })
+
+// runnerUnits are where a runner installed as a service (svc.sh install)
+// has its systemd unit, and the drop-ins (systemctl edit) that may move
+// its WorkingDirectory.
+var runnerUnits = []string{"/etc/systemd/system/actions.runner.*.service", "/etc/systemd/system/actions.runner.*.service.d/*.conf"}
+
+// unitWorkingDirs lists the absolute WorkingDirectory settings of the
+// unit file b, as systemd reads them: spaces around the =, and a - before
+// a directory that may be missing.
+func unitWorkingDirs(b []byte) []string {
+	var out []string
+	for _, line := range strings.FieldsFunc(string(b), func(r rune) bool { return r == '\n' || r == '\r' }) {
+		k, d, ok := strings.Cut(line, "=")
+		if !ok || strings.TrimSpace(k) != "WorkingDirectory" {
+			continue
+		}
+		d = strings.TrimPrefix(strings.TrimSpace(d), "-")
+		if filepath.IsAbs(d) {
+			out = append(out, filepath.Clean(d))
+		}
+	}
+	return out
+}
 
 // runnerByCmdline is the program of the process pid, another user's
 // whose /proc/PID/exe this process may not read, as its command line

@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"regexp"
+	"slices"
 	"testing"
 )
 
@@ -102,4 +103,21 @@ func FuzzHoldsCredential(f *testing.F) {
 			t.Errorf("holdsCredential(%q) = %v, the expressions say %v", b, got, want)
 		}
 	})
+}
+
+// TestUnitWorkingDirs: a runner's unit names its directory as systemd
+// reads it, with svc.sh's form and the others systemd takes.
+func TestUnitWorkingDirs(t *testing.T) {
+	for _, tc := range []struct {
+		unit string
+		want []string
+	}{
+		{"[Service]\nWorkingDirectory=/opt/a\n", []string{"/opt/a"}},
+		{"[Service]\r\n  WorkingDirectory = -/opt/b/ \r\n", []string{"/opt/b"}},
+		{"[Service]\n#WorkingDirectory=/opt/c\nWorkingDirectory=~\nWorkingDirectory=rel\n", nil},
+	} {
+		if got := unitWorkingDirs([]byte(tc.unit)); !slices.Equal(got, tc.want) {
+			t.Errorf("unitWorkingDirs(%q) = %q, want %q", tc.unit, got, tc.want)
+		}
+	}
 }

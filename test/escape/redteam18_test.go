@@ -379,3 +379,45 @@ bg=$!
 		})
 	}
 }
+
+// TestRedteam18RunnerUnitsInOtherFormsAreMasked: the fourth attempt
+// against runners installed as services whose units say their
+// directories in forms systemd reads as svc.sh's own: a WorkingDirectory
+// with spaces around its =, a unit that is a link to a file elsewhere
+// (systemctl link), and a drop-in (systemctl edit: a .service.d/*.conf)
+// that moves the directory. The look read only a line that starts
+// "WorkingDirectory=" of a unit that is a regular file, and the run read
+// each of these runners whole.
+func TestRedteam18RunnerUnitsInOtherFormsAreMasked(t *testing.T) {
+	requireBwrap(t)
+	requireRoot(t, "the test installs runners in /opt and /etc in a mount namespace of its own")
+	requireTools(t, "python3", "unshare", "setpriv")
+	if fi, err := os.Stat("/opt"); err != nil || !fi.IsDir() {
+		lacking(t, "a directory /opt")
+	}
+	etc := etcFiles(t, map[string]string{
+		"systemd/system/actions.runner.example-repo.runner-4.service":                 "[Service]\nExecStart=/opt/runner-4/runsvc.sh\nWorkingDirectory = /opt/runner-4\n",
+		"systemd/system/actions.runner.example-repo.runner-6.service":                 "[Service]\nExecStart=/opt/runner-6/runsvc.sh\nWorkingDirectory=/opt/runner-moved\n",
+		"systemd/system/actions.runner.example-repo.runner-6.service.d/override.conf": "[Service]\nWorkingDirectory=/opt/runner-6\n",
+	})
+	setup := etcOverlay + `mount -t tmpfs -o mode=0755 tmpfs /opt
+mkdir /opt/units
+printf '[Service]\nExecStart=/opt/runner-5/runsvc.sh\nWorkingDirectory=/opt/runner-5\n' > /opt/units/actions.runner.example-repo.runner-5.service
+ln -s /opt/units/actions.runner.example-repo.runner-5.service /etc/systemd/system/
+for r in /opt/runner-4 /opt/runner-5 /opt/runner-6; do
+	mkdir -p $r/bin $r/_diag $r/_work/_temp
+	echo '{"d": "h107-runner-credential-token"}' > $r/.credentials_rsaparams
+	chmod 0600 $r/.credentials_rsaparams
+	echo 'job message h107-runner-diag-token' > $r/_diag/Worker_20260101-000000-utc.log
+	echo 'curl -H "Authorization: Bearer h107-runner-step-token"' > $r/_work/_temp/step.sh
+	if [ -n "$AS_UID" ]; then chown -R "$AS_UID:$AS_GID" $r; fi
+done
+`
+	for _, c := range callers(t) {
+		t.Run(c.name(), func(t *testing.T) {
+			dir := workTree(t)
+			res := vigilesInMountNS(t, c.runner, dir, setup, []string{"OV=" + t.TempDir(), "ETC=" + etc}, c.withArgs([]string{"--", "python3", "redteam18runner.py", "/opt/runner-4", "/opt/runner-5", "/opt/runner-6"})...)
+			checkScriptRan(t, res, 9)
+		})
+	}
+}
