@@ -1,9 +1,15 @@
 package sandbox
 
 import (
+	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
+	"strings"
 	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // TestHoldsCredential: the system-wide files' text that holds a token or
@@ -119,5 +125,54 @@ func TestUnitWorkingDirs(t *testing.T) {
 		if got := unitWorkingDirs([]byte(tc.unit)); !slices.Equal(got, tc.want) {
 			t.Errorf("unitWorkingDirs(%q) = %q, want %q", tc.unit, got, tc.want)
 		}
+	}
+}
+
+// TestReadSmallRegular: a system-wide file is read without waiting on a
+// FIFO or following a link put at its place, and one past
+// maxSystemCredentialFile is an error (the run refuses), not a file read
+// in part and shown as holding nothing.
+func TestReadSmallRegular(t *testing.T) {
+	d := t.TempDir()
+	p := filepath.Join(d, "pip.conf")
+	text := "[global]\nindex-url = https://u:tok@pypi.test/simple\n"
+	if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := readSmallRegular(p); err != nil || string(b) != text {
+		t.Errorf("readSmallRegular(file) = %q, %v", b, err)
+	}
+	fifo := filepath.Join(d, "fifo")
+	if err := unix.Mkfifo(fifo, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		if b, err := readSmallRegular(fifo); err != nil || b != nil {
+			t.Errorf("readSmallRegular(FIFO) = %q, %v; want nothing", b, err)
+		}
+	}()
+	select {
+	case <-done:
+	case <-time.After(time.Minute): // ends a hang only
+		t.Fatal("readSmallRegular waits on a FIFO")
+	}
+	link := filepath.Join(d, "link")
+	if err := os.Symlink(p, link); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := readSmallRegular(link); err != nil || b != nil {
+		t.Errorf("readSmallRegular(link) = %q, %v; want nothing (the caller resolves links)", b, err)
+	}
+	big := filepath.Join(d, "big")
+	if err := os.WriteFile(big, []byte(strings.Repeat("x", maxSystemCredentialFile)+"\n"+text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := readSmallRegular(big); err == nil {
+		t.Errorf("readSmallRegular(%d bytes) = %d bytes, no error; want a refusal", maxSystemCredentialFile+1+len(text), len(b))
+	}
+	if b, err := readSmallRegular(filepath.Join(d, "missing")); err != nil || b != nil {
+		t.Errorf("readSmallRegular(missing) = %q, %v", b, err)
 	}
 }
