@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strings"
 	"sync"
 
 	"golang.org/x/sys/unix"
@@ -32,6 +33,16 @@ var systemCredentialPaths = []string{
 	"/etc/conda/.condarc", "/etc/conda/condarc", "/opt/conda/.condarc", "/opt/conda/condarc",
 	"/etc/gemrc",
 	"/etc/maven/settings.xml", "/usr/share/maven/conf/settings.xml",
+	// A proxy's or a package source's credentials for every user where
+	// each tool's documentation puts them: pam_env's own config and the
+	// login scripts of /etc/profile.d (export https_proxy=…), apt's
+	// proxy (Acquire::http::Proxy) and a source's URL, wget's, yum's and
+	// dnf's (proxy_password, a repository's password) and a systemd
+	// drop-in's Environment= (Docker's documented place for its proxy).
+	"/etc/security/pam_env.conf", "/etc/profile.d/*.sh",
+	"/etc/apt/apt.conf", "/etc/apt/apt.conf.d/*", "/etc/apt/sources.list", "/etc/apt/sources.list.d/*",
+	"/etc/wgetrc", "/etc/yum.conf", "/etc/dnf/dnf.conf", "/etc/yum.repos.d/*.repo",
+	"/etc/systemd/system/*.service.d/*.conf",
 }
 
 // systemFilesFix is what to do where one of them cannot be read.
@@ -142,9 +153,22 @@ func emptyConfig(p string) []byte {
 // the broker has bubblewrap cover each with an empty read-only copy
 // (plan.DataFiles), so that the tools that read them find no setting
 // there rather than an error. One without a credential is shown as the host has it.
+// A path with a * is each file it matches (filepath.Glob).
 func systemCredentialFiles(v hostView) ([]scrubbedConfig, error) {
 	var out []scrubbedConfig
-	for _, p := range systemCredentialPaths {
+	var paths []string
+	for _, g := range systemCredentialPaths {
+		if !strings.Contains(g, "*") {
+			paths = append(paths, g)
+			continue
+		}
+		m, err := filepath.Glob(g)
+		if err != nil {
+			return nil, err
+		}
+		paths = append(paths, m...)
+	}
+	for _, p := range paths {
 		real, err := filepath.EvalSymlinks(p)
 		if err != nil {
 			if ignorable(err) {

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 )
@@ -418,6 +419,52 @@ done
 			dir := workTree(t)
 			res := vigilesInMountNS(t, c.runner, dir, setup, []string{"OV=" + t.TempDir(), "ETC=" + etc}, c.withArgs([]string{"--", "python3", "redteam18runner.py", "/opt/runner-4", "/opt/runner-5", "/opt/runner-6"})...)
 			checkScriptRan(t, res, 9)
+		})
+	}
+}
+
+// moreSystemCredentialFiles are the files, by their paths in /etc, that
+// TestRedteam18MoreSystemCredentialFilesAreEmptied adds, each where its
+// tool's documentation puts a proxy's or a package source's credentials
+// for every user of an image, in that tool's form.
+var moreSystemCredentialFiles = map[string]string{
+	"security/pam_env.conf":           "HTTP_PROXY DEFAULT=http://proxyuser:h110-pamenv-token@proxy.example.test:3128\n",
+	"profile.d/proxy.sh":              "export https_proxy=http://proxyuser:h110-profile-token@proxy.example.test:3128\n",
+	"apt/apt.conf.d/95proxy":          "Acquire::http::Proxy \"http://proxyuser:h110-apt-token@proxy.example.test:3128/\";\n",
+	"apt/sources.list.d/private.list": "deb https://aptuser:h110-sources-token@apt.example.test/ stable main\n",
+	"wgetrc":                          "use_proxy = on\nproxy_user = proxyuser\nproxy_password = h110-wgetrc-token\n",
+	"yum.repos.d/private.repo":        "[private]\nbaseurl=https://repo.example.test/el9\nusername=u\npassword=h110-yum-token\n",
+	"dnf/dnf.conf":                    "[main]\nproxy=http://proxy.example.test:3128\nproxy_username=u\nproxy_password=h110-dnf-token\n",
+	"systemd/system/docker.service.d/http-proxy.conf": "[Service]\nEnvironment=\"HTTPS_PROXY=http://proxyuser:h110-dropin-token@proxy.example.test:3128\"\n",
+	"profile.d/h110-kept.sh":                          "export H110_CONTROL_KEPT=1\n",
+}
+
+// TestRedteam18MoreSystemCredentialFilesAreEmptied: the second attempt
+// (scripts/redteam18syscreds2.py) against the system-wide files an image
+// keeps a proxy's or a package source's credentials in besides those the
+// round covered: pam_env's own config, a login script of /etc/profile.d,
+// apt's proxy and a source's URL, wget's, yum's and dnf's, and a systemd
+// drop-in (Docker's documented place for its proxy), each world-readable
+// and read whole. Each that holds a credential now reads as empty; a
+// login script with none reads as it is.
+func TestRedteam18MoreSystemCredentialFilesAreEmptied(t *testing.T) {
+	requireBwrap(t)
+	requireRoot(t, "the test puts system-wide configuration files in place in a mount namespace of its own")
+	requireTools(t, "python3", "unshare", "setpriv")
+	etc := etcFiles(t, moreSystemCredentialFiles)
+	args := []string{"--", "python3", "redteam18syscreds2.py"}
+	for rel, text := range moreSystemCredentialFiles {
+		token := "+" + strings.TrimSpace(text)
+		if i := strings.Index(text, "h110-"); i >= 0 {
+			token = text[i : i+strings.IndexAny(text[i:], "@\"\n")]
+		}
+		args = append(args, "/etc/"+rel+"="+token)
+	}
+	for _, c := range callers(t) {
+		t.Run(c.name(), func(t *testing.T) {
+			dir := workTree(t)
+			res := vigilesWithEtc(t, c.runner, dir, etc, c.withArgs(args)...)
+			checkScriptRan(t, res, len(moreSystemCredentialFiles))
 		})
 	}
 }
