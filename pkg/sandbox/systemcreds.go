@@ -31,6 +31,10 @@ var systemCredentialPaths = []string{
 	"/etc/npmrc", "/usr/etc/npmrc", "/usr/local/etc/npmrc",
 	"/etc/boto.cfg",
 	"/etc/conda/.condarc", "/etc/conda/condarc", "/opt/conda/.condarc", "/opt/conda/condarc",
+	// conda's other system places, and pip's site config (sys.prefix's
+	// pip.conf: /usr/local in Python's images).
+	"/etc/conda/condarc.d/*", "/var/lib/conda/.condarc", "/var/lib/conda/condarc", "/var/lib/conda/condarc.d/*",
+	"/usr/local/pip.conf",
 	"/etc/gemrc",
 	"/etc/maven/settings.xml", "/usr/share/maven/conf/settings.xml",
 	// A proxy's or a package source's credentials for every user where

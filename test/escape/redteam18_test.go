@@ -468,3 +468,42 @@ func TestRedteam18MoreSystemCredentialFilesAreEmptied(t *testing.T) {
 		})
 	}
 }
+
+// TestRedteam18SiteCondaAndPipFilesAreEmptied: the second attempt
+// against the other system-wide places pip and conda read: pip's site
+// config, sys.prefix/pip.conf (/usr/local/pip.conf in Python's images),
+// and conda's condarc.d directories of /etc/conda and /var/lib/conda and
+// its system condarc under /var/lib/conda, each read whole before. The
+// test adds them in overlays over /etc, /usr/local and /var/lib of a
+// mount namespace of its own; each now reads as empty.
+func TestRedteam18SiteCondaAndPipFilesAreEmptied(t *testing.T) {
+	requireBwrap(t)
+	requireRoot(t, "the test puts system-wide configuration files in place in a mount namespace of its own")
+	requireTools(t, "python3", "unshare", "setpriv")
+	for _, d := range []string{"/usr/local", "/var/lib"} {
+		if fi, err := os.Stat(d); err != nil || !fi.IsDir() {
+			lacking(t, "a directory "+d)
+		}
+	}
+	etc := etcFiles(t, map[string]string{"conda/condarc.d/private.yml": "channels:\n  - https://conda.example.test/t/h110-condad-token/private\n"})
+	setup := etcOverlay + `for d in /usr/local /var/lib; do
+	o=$(mktemp -d -p "$OV")
+	mkdir "$o/u" "$o/w"
+	mount -t overlay overlay -o "lowerdir=$d,upperdir=$o/u,workdir=$o/w" $d
+done
+printf '[global]\nindex-url = https://__token__:h110-sitepip-token@pypi.example.test/simple\n' > /usr/local/pip.conf
+mkdir -p /var/lib/conda/condarc.d
+printf 'proxy_servers:\n  https: http://u:h110-varlib-token@proxy.example.test:3128\n' > /var/lib/conda/condarc
+printf 'channels:\n  - https://conda.example.test/t/h110-varlibd-token/private\n' > /var/lib/conda/condarc.d/private.yaml
+chmod -R go+rX /usr/local/pip.conf /var/lib/conda
+`
+	for _, c := range callers(t) {
+		t.Run(c.name(), func(t *testing.T) {
+			dir := workTree(t)
+			res := vigilesInMountNS(t, c.runner, dir, setup, []string{"OV=" + t.TempDir(), "ETC=" + etc}, c.withArgs([]string{"--", "python3", "redteam18syscreds2.py",
+				"/etc/conda/condarc.d/private.yml=h110-condad-token", "/usr/local/pip.conf=h110-sitepip-token",
+				"/var/lib/conda/condarc=h110-varlib-token", "/var/lib/conda/condarc.d/private.yaml=h110-varlibd-token"})...)
+			checkScriptRan(t, res, 4)
+		})
+	}
+}
