@@ -58,10 +58,11 @@ const maxSystemCredentialFile = 4 << 20
 
 // credentialURL is an http(s), SOCKS or FTP URL with a user part (a
 // token as the user, or a user and password), as a proxy or an index is
-// given with its credentials; or an http(s) URL with conda's token in
+// given with its credentials (a ' in it too, which RFC 3986 lets a
+// password hold); or an http(s) URL with conda's token in
 // its path (/t/TOKEN, as conda's channels take it).
 var credentialURL = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`(?i)\b(?:https?|socks[45][ah]?|ftp)://[^\s/@"'<>]+@|\bhttps?://[^\s"'<>]*/t/[a-z0-9-]`)
+	return regexp.MustCompile(`(?i)\b(?:https?|socks[45][ah]?|ftp)://[^\s/@"<>]+@|\bhttps?://[^\s"'<>]*/t/[a-z0-9-]`)
 })
 
 // credentialKey is a setting whose name says it holds a secret: npm's

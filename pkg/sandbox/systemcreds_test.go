@@ -65,6 +65,9 @@ func TestHoldsCredential(t *testing.T) {
 		{"DJANGO_SECRET_KEY=x\n", true},
 		{"all_proxy=socks5h://user:pw@proxy.test:1080\n", true},
 		{"ftp_proxy=ftp://user:pw@proxy.test\n", true},
+		// A ' is a sub-delim RFC 3986 lets a password hold unescaped,
+		// and pip passes such a URL on as it is.
+		{"[global]\nindex-url = https://u:it's@pypi.test/simple\n", true},
 		{"channels:\n  - https://conda.test/t/tk-0123abcd/private\n", true},
 		{"<server><id>r</id><password combine.self=\"override\">pw</password></server>\n", true},
 		{"<server><id>gitlab</id><configuration><httpHeaders><property><name>Private-Token</name><value>glpat-x</value></property></httpHeaders></configuration></server>\n", true},
