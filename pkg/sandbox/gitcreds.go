@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -1657,13 +1658,26 @@ var hostRunnerRoots = sync.OnceValue(func() []string {
 			}
 		}
 	}
+	// This process's ancestors: one of them that is a runner is the
+	// runner it runs under (runnerRoots), and one this process may not
+	// read (a step that dropped to another user to start vigiles) is
+	// not taken for another by its command line.
+	ancestors := map[string]bool{}
+	for pid, i := os.Getpid(), 0; pid > 1 && i < 256; i++ {
+		ppid, _, err := procwait.Stat(pid)
+		if err != nil {
+			break
+		}
+		ancestors[strconv.Itoa(ppid)] = true
+		pid = ppid
+	}
 	ents, _ := os.ReadDir("/proc")
 	for _, e := range ents {
 		if e.Name()[0] < '0' || e.Name()[0] > '9' {
 			continue
 		}
 		exe, err := os.Readlink(filepath.Join("/proc", e.Name(), "exe"))
-		if errors.Is(err, fs.ErrPermission) {
+		if errors.Is(err, fs.ErrPermission) && !ancestors[e.Name()] {
 			exe, err = runnerByCmdline(e.Name())
 		}
 		if err != nil {

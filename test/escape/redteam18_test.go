@@ -507,3 +507,42 @@ chmod -R go+rX /usr/local/pip.conf /var/lib/conda
 		})
 	}
 }
+
+// TestRedteam18OwnRunnerAsAnotherUserIsNotMaskedWhole: the look for
+// another user's runner by its command line must not take the runner the
+// run is under for another one where the step drops to another user
+// (setpriv, sudo -u) to run vigiles, which then may not read its
+// ancestors' /proc/PID/exe: its directory, the job's tool cache among
+// it, stays in view. The test runs vigiles, as an unprivileged caller,
+// from a process of root's named <root>/bin/Runner.Worker.
+func TestRedteam18OwnRunnerAsAnotherUserIsNotMaskedWhole(t *testing.T) {
+	requireBwrap(t)
+	requireRoot(t, "the test starts a runner in /opt in a mount namespace of its own")
+	requireTools(t, "python3", "unshare", "setpriv", "sh")
+	if fi, err := os.Stat("/opt"); err != nil || !fi.IsDir() {
+		lacking(t, "a directory /opt")
+	}
+	sh, err := exec.LookPath("sh")
+	if err != nil {
+		t.Fatal(err)
+	}
+	setup := `mount -t tmpfs -o mode=0755 tmpfs /opt
+r=/opt/runner-2
+mkdir -p $r/bin $r/_work/_tool/python
+cp "$SH" $r/bin/Runner.Worker
+echo h110-tool-kept > $r/_work/_tool/python/version
+chmod -R go+rX $r
+step() { $r/bin/Runner.Worker -c 'setpriv --reuid "$AS_UID" --regid "$AS_GID" --clear-groups "$@"; exit $?' sh "$@"; }
+AS=step
+`
+	for _, c := range callers(t) {
+		if c.runner.cred == nil {
+			continue // root reads every /proc/PID/exe
+		}
+		t.Run(c.name(), func(t *testing.T) {
+			dir := workTree(t)
+			res := vigilesInMountNS(t, c.runner, dir, setup, []string{"SH=" + sh}, c.withArgs([]string{"--", "python3", "redteam18ownrunner.py"})...)
+			checkScriptRan(t, res, 1)
+		})
+	}
+}
