@@ -50,7 +50,7 @@ var systemCredentialPaths = []string{
 }
 
 // systemFilesFix is what to do where one of them cannot be read.
-const systemFilesFix = "make it a regular file of at most 4 MiB, or keep its credentials in a file only root may read"
+const systemFilesFix = "make it a regular file of at most 4 MiB with no other name (hard link), or keep its credentials in a file only root may read"
 
 // maxSystemCredentialFile bounds what is read of one of them; a larger
 // one is an error (fail closed), not a file read in part.
@@ -190,6 +190,25 @@ func systemCredentialFiles(v hostView) ([]scrubbedConfig, error) {
 		}
 		if holdsCredential(b) {
 			out = append(out, scrubbedConfig{path: real, clean: emptyConfig(real)})
+		}
+	}
+	// The copy bubblewrap puts over each covers its path alone: another
+	// name (a hard link) would show the credential.
+	found := map[devIno]uint64{}
+	for _, c := range out {
+		if fi, err := os.Lstat(c.path); err == nil {
+			if k, ok := keyOf(fi); ok {
+				found[k]++
+			}
+		}
+	}
+	for _, c := range out {
+		fi, err := os.Lstat(c.path)
+		if err != nil {
+			return nil, err
+		}
+		if k, ok := keyOf(fi); ok && linksOf(fi) > found[k] {
+			return nil, fmt.Errorf("%s holds a credential and has %d other name(s), hard links no empty copy covers (find / -xdev -samefile %s lists them): remove them", c.path, linksOf(fi)-found[k], c.path)
 		}
 	}
 	return out, nil

@@ -204,6 +204,17 @@ done)
 // result.
 func vigilesInMountNS(t *testing.T, r runner, dir, setup string, env []string, args ...string) result {
 	t.Helper()
+	res := vigilesInMountNSAny(t, r, dir, setup, env, args...)
+	if res.Tier != "confined" {
+		t.Fatalf("vigiles %v as %s: tier %s (refusal %q, error %q)", args, r.name, res.Tier, res.Refusal, res.Error)
+	}
+	return res
+}
+
+// vigilesInMountNSAny is vigilesInMountNS with the result of any tier (a
+// refusal too).
+func vigilesInMountNSAny(t *testing.T, r runner, dir, setup string, env []string, args ...string) result {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	cmd := vigilesAs(ctx, r, dir, nil, append([]string{"run", "--json", "--workdir", dir}, args...)...)
@@ -239,9 +250,6 @@ exit $st
 	var res result
 	if jerr := json.Unmarshal(stdout.Bytes(), &res); jerr != nil {
 		t.Fatalf("vigiles %v as %s: %v; no JSON result (%v)\nstdout: %s\nstderr: %s", args, r.name, err, jerr, stdout.String(), stderr.String())
-	}
-	if res.Tier != "confined" {
-		t.Fatalf("vigiles %v as %s: tier %s (refusal %q, error %q)", args, r.name, res.Tier, res.Refusal, res.Error)
 	}
 	return res
 }
@@ -543,6 +551,34 @@ AS=step
 			dir := workTree(t)
 			res := vigilesInMountNS(t, c.runner, dir, setup, []string{"SH=" + sh}, c.withArgs([]string{"--", "python3", "redteam18ownrunner.py"})...)
 			checkScriptRan(t, res, 1)
+		})
+	}
+}
+
+// TestRedteam18SystemCredentialFileWithAnotherNameIsRefused: the second
+// attempt through a hard link of a system-wide file that holds a
+// credential (/etc/pip.conf, and /etc/pip-copy.conf made by ln): the empty
+// copy covers the one path it is put at, and the hook read the token by
+// the other name. A run on a host with such a link is now refused, as
+// one with a hard-linked git config is, naming the fix.
+func TestRedteam18SystemCredentialFileWithAnotherNameIsRefused(t *testing.T) {
+	requireBwrap(t)
+	requireRoot(t, "the test puts system-wide configuration files in place in a mount namespace of its own")
+	requireTools(t, "python3", "unshare", "setpriv")
+	etc := etcFiles(t, map[string]string{"pip.conf": "[global]\nindex-url = https://__token__:h110-link-token@pypi.example.test/simple\n"})
+	setup := etcOverlay + `ln /etc/pip.conf /etc/pip-copy.conf
+`
+	for _, c := range callers(t) {
+		t.Run(c.name(), func(t *testing.T) {
+			dir := workTree(t)
+			res := vigilesInMountNSAny(t, c.runner, dir, setup, []string{"OV=" + t.TempDir(), "ETC=" + etc}, c.withArgs([]string{"--", "python3", "redteam18syscreds2.py", "/etc/pip-copy.conf=h110-link-token"})...)
+			if res.Tier == "confined" {
+				t.Fatalf("the run was not refused: exit %d\nstdout: %s", res.ExitCode, res.Stdout)
+			}
+			t.Logf("refused: %s", res.Refusal)
+			if !strings.Contains(res.Refusal, "/etc/pip.conf") || !strings.Contains(res.Refusal, "find / -xdev -samefile") {
+				t.Errorf("refusal %q: want one that names the file and how to find its other names", res.Refusal)
+			}
 		})
 	}
 }
