@@ -138,8 +138,11 @@ func runGated(ctx context.Context, spec Spec, gate *turnGate) (*Result, error) {
 	defer reapStrays()
 	// The host's runners, which a confined run masks (runView): a look at
 	// every process, once a process, a millisecond or more on a busy
-	// host, made beside the checks and probes before the view is needed.
+	// host; and the system-wide files it empties where they hold a
+	// credential, a millisecond or two of expressions the first time:
+	// both made beside the checks and probes before the view is needed.
 	go hostRunnerRoots()
+	go checkSystemCredentialFiles()
 	res := &Result{Schema: ResultSchema}
 	fail := func(tier Tier, err error) (*Result, error) { return failed(res, tier, err) }
 	if len(spec.Command) == 0 {

@@ -161,19 +161,7 @@ func emptyConfig(p string) []byte {
 // A path with a * is each file it matches (filepath.Glob).
 func systemCredentialFiles(v hostView) ([]scrubbedConfig, error) {
 	var out []scrubbedConfig
-	var paths []string
-	for _, g := range systemCredentialPaths {
-		if !strings.Contains(g, "*") {
-			paths = append(paths, g)
-			continue
-		}
-		m, err := filepath.Glob(g)
-		if err != nil {
-			return nil, err
-		}
-		paths = append(paths, m...)
-	}
-	for _, p := range paths {
+	for _, p := range systemCredentialFilePaths() {
 		real, err := filepath.EvalSymlinks(p)
 		if err != nil {
 			if ignorable(err) {
@@ -184,11 +172,11 @@ func systemCredentialFiles(v hostView) ([]scrubbedConfig, error) {
 		if !v.reads(real, 0o4) || slices.ContainsFunc(out, func(c scrubbedConfig) bool { return c.path == real }) {
 			continue
 		}
-		b, err := readSmallRegular(real)
+		holds, err := fileHoldsCredential(real)
 		if err != nil {
 			return nil, err
 		}
-		if holdsCredential(b) {
+		if holds {
 			out = append(out, scrubbedConfig{path: real, clean: emptyConfig(real)})
 		}
 	}
@@ -212,6 +200,88 @@ func systemCredentialFiles(v hostView) ([]scrubbedConfig, error) {
 		}
 	}
 	return out, nil
+}
+
+// fileCheck is what fileHoldsCredential found of a file, with the file's
+// identity and change time before it read it.
+type fileCheck struct {
+	dev, ino    uint64
+	size, ctime int64
+	holds       bool
+}
+
+// fileChecks holds fileCheck by path for the process's later runs: an
+// audit's hooks read the same files of the host, and the check's
+// expressions cost a few hundred microseconds for a file of some KB that
+// holds one of the hints (a stock /etc/wgetrc, pam_env.conf).
+var fileChecks sync.Map
+
+// fileHoldsCredential says whether the file at p (its links resolved)
+// holds a credential (holdsCredential), as read now or, where the file's
+// device, inode, size and change time are what they were when it was read
+// before, as read then: any change of its content stamps a later ctime.
+// As the tree cache does (treeCache), it keeps only what it read of a file
+// whose ctime is older than the stat by racyMargin, on a file system that
+// stamps ctime from this kernel's clock (ctimeKept): a change in the same
+// tick of the coarse clock as the read could stamp the same ctime. The
+// stat comes before the read, so a change during the read is read at the
+// next run.
+func fileHoldsCredential(p string) (bool, error) { return fileHoldsCredentialAt(p, coarseNow()) }
+
+// fileHoldsCredentialAt is fileHoldsCredential with t0 the coarse clock
+// read before the stat (0: keep nothing).
+func fileHoldsCredentialAt(p string, t0 int64) (bool, error) {
+	var st unix.Stat_t
+	if err := unix.Lstat(p, &st); err != nil {
+		if ignorable(err) {
+			return false, nil
+		}
+		return false, err
+	}
+	now := fileCheck{dev: uint64(st.Dev), ino: st.Ino, size: st.Size, ctime: st.Ctim.Nano()}
+	if c, ok := fileChecks.Load(p); ok {
+		if c := c.(fileCheck); c.dev == now.dev && c.ino == now.ino && c.size == now.size && c.ctime == now.ctime {
+			return c.holds, nil
+		}
+	}
+	b, err := readSmallRegular(p)
+	if err != nil {
+		return false, err
+	}
+	now.holds = holdsCredential(b)
+	var fs unix.Statfs_t
+	if t0 != 0 && now.ctime < t0-racyMargin.Nanoseconds() && unix.Statfs(p, &fs) == nil && ctimeKept(int64(fs.Type)) {
+		fileChecks.Store(p, now)
+	}
+	return now.holds, nil
+}
+
+// checkSystemCredentialFiles reads each file of systemCredentialPaths
+// into fileChecks ahead of the run's view, which a run starts beside its
+// checks and probes (runGated): what the view later asks is then a stat a
+// file.
+func checkSystemCredentialFiles() {
+	for _, p := range systemCredentialFilePaths() {
+		if real, err := filepath.EvalSymlinks(p); err == nil {
+			fileHoldsCredential(real)
+		}
+	}
+}
+
+// systemCredentialFilePaths are the paths of systemCredentialPaths, each
+// with a * the files it matches (filepath.Glob, whose patterns here are
+// all well-formed).
+func systemCredentialFilePaths() []string {
+	var paths []string
+	for _, g := range systemCredentialPaths {
+		if !strings.Contains(g, "*") {
+			paths = append(paths, g)
+			continue
+		}
+		m, _ := filepath.Glob(g)
+		paths = append(paths, m...)
+	}
+	return paths
 }
 
 // readSmallRegular reads the regular file p, following no link at its

@@ -179,3 +179,50 @@ func TestReadSmallRegular(t *testing.T) {
 		t.Errorf("readSmallRegular(missing) = %q, %v", b, err)
 	}
 }
+
+// TestFileHoldsCredentialSeesAChange: what fileHoldsCredential keeps of a
+// file is taken again only while the file is the same: a rewrite of the
+// same size that adds a credential is read anew, and a file changed as
+// recently as racyMargin is not kept at all.
+func TestFileHoldsCredentialSeesAChange(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "pip.conf")
+	if err := os.WriteFile(p, []byte("index-url = https://x.test/simple\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// Just written: not kept.
+	if holds, err := fileHoldsCredential(p); err != nil || holds {
+		t.Fatalf("a file with no credential: %v, %v", holds, err)
+	}
+	if _, kept := fileChecks.Load(p); kept {
+		t.Fatal("a file changed within racyMargin was kept")
+	}
+	// Kept as if read long after its change, then rewritten, as long
+	// as it takes the coarse clock to stamp another ctime.
+	var st unix.Stat_t
+	if err := unix.Lstat(p, &st); err != nil {
+		t.Fatal(err)
+	}
+	future := st.Ctim.Nano() + 2*racyMargin.Nanoseconds()
+	if holds, err := fileHoldsCredentialAt(p, future); err != nil || holds {
+		t.Fatalf("a file with no credential: %v, %v", holds, err)
+	}
+	if _, kept := fileChecks.Load(p); !kept {
+		t.Fatal("a file older than racyMargin on a local file system was not kept")
+	}
+	was := st.Ctim
+	for bound := time.Now().Add(10 * time.Second); st.Ctim == was; {
+		if time.Now().After(bound) {
+			t.Fatal("the file's ctime did not change in 10 s of rewrites")
+		}
+		time.Sleep(5 * time.Millisecond)
+		if err := os.WriteFile(p, []byte("index-url = https://u:p@x.test/si\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := unix.Lstat(p, &st); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if holds, err := fileHoldsCredentialAt(p, future); err != nil || !holds {
+		t.Fatalf("the same file rewritten with a credential, same size: %v, %v", holds, err)
+	}
+}
