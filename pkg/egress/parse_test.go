@@ -113,6 +113,12 @@ func TestAllowMatching(t *testing.T) {
 		{"a.cdn.example.test", []allowRule{{name: "cdn.example.test", wildcard: true, port: 443}}},
 		{"a.b.cdn.example.test", []allowRule{{name: "cdn.example.test", wildcard: true, port: 443}}},
 		{"xcdn.example.test", nil},
+		// A wildcard holds strict subdomains, split at a dot: not a name
+		// that ends in the suffix's text, nor the suffix under an empty
+		// label.
+		{"evilcdn.example.test", nil},
+		{"a.evilcdn.example.test", nil},
+		{".cdn.example.test", nil},
 	}
 	for _, tt := range tests {
 		if d := cmp.Diff(tt.want, pol.allowedName(tt.host), cmp.AllowUnexported(allowRule{})); d != "" {
