@@ -479,11 +479,15 @@ func TestRecorderDedupAndOrder(t *testing.T) {
 	r.nameAddr(netip.MustParseAddr("198.18.0.3"), "a.example.test", nil)
 	r.addPacket(packetEvent{at: t0.Add(time.Second), dropped: false, dst: netip.MustParseAddr("198.18.0.3"), proto: "tcp", port: 443})
 	r.addFlows([]flowCount{{addr: netip.MustParseAddr("198.18.0.3"), proto: "tcp", port: 443, packets: 5, bytes: 900}})
+	// The same destination refused is an entry of its own: an attempt let
+	// through and one refused are never counted as one.
+	r.addPacket(packetEvent{at: t0.Add(4 * time.Second), dropped: true, dst: netip.MustParseAddr("198.18.0.3"), proto: "tcp", port: 443})
 	got := r.list()
 	want := []evidence.Egress{
 		{Host: "a.example.test", Via: evidence.ViaDNS, Proto: "dns", Attempts: 1},
 		{Host: "a.example.test", IP: "198.18.0.3", Port: 443, Proto: "tcp", Via: evidence.ViaConnect, Allowed: true, Attempts: 1, Packets: 5, Bytes: 900},
 		{Host: "b.example.test", Via: evidence.ViaDNS, Proto: "dns", Attempts: 2},
+		{Host: "a.example.test", IP: "198.18.0.3", Port: 443, Proto: "tcp", Via: evidence.ViaConnect, Attempts: 1},
 	}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("entries (-want +got):\n%s", d)
