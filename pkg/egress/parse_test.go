@@ -382,6 +382,14 @@ func TestParseIPPacket(t *testing.T) {
 	v6[40], v6[41] = 17, 0
 	v6 = append(v6, 0, 0, 0, 53, 0, 0, 0, 0)
 	binary.BigEndian.PutUint16(v6[48+2:], 53)
+	// A first fragment: the fragment header (8 bytes), then TCP.
+	frag := make([]byte, 48, 48+20)
+	frag[0], frag[6] = 0x60, 44
+	binary.BigEndian.PutUint16(frag[4:], 8+20)
+	copy(frag[24:40], netip.MustParseAddr("2001:db8::7").AsSlice())
+	frag[40] = unix.IPPROTO_TCP
+	frag = append(frag, make([]byte, 20)...)
+	binary.BigEndian.PutUint16(frag[48+2:], 443)
 	lite := append([]byte{}, v4...)
 	lite[9] = unix.IPPROTO_UDPLITE
 	icmp := append([]byte{}, v4...)
@@ -430,6 +438,7 @@ func TestParseIPPacket(t *testing.T) {
 		{"ipv4 udp-lite", lite, packetEvent{dst: netip.MustParseAddr("203.0.113.7"), proto: "udplite", port: 443, length: 60}, true},
 		{"ipv4 icmp", icmp, packetEvent{dst: netip.MustParseAddr("203.0.113.7"), proto: "icmp", length: 60}, true},
 		{"ipv6 hop-by-hop then udp", v6, packetEvent{dst: netip.MustParseAddr("2001:db8::7"), proto: "udp", port: 53, length: 48}, true},
+		{"ipv6 fragment then tcp", frag, packetEvent{dst: netip.MustParseAddr("2001:db8::7"), proto: "tcp", port: 443, length: 68}, true},
 		{"ipv4 dns question", dnsPacket(query), dnsEvent(28+len(query), "leak.example.test", "example.test"), true},
 		{"ipv4 dns question cut short", dnsPacket(query)[:28+16], dnsEvent(28 + len(query)), true},
 		{"ipv4 dns response", dnsPacket(resp), dnsEvent(28 + len(resp)), true},
