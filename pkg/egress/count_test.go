@@ -12,6 +12,7 @@ import (
 	"net/netip"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -299,13 +300,49 @@ func TestCountMadeUpSourceAnswers(t *testing.T) {
 		}
 	})
 	t.Run("allow", func(t *testing.T) {
-		// The made-up sources are allowed; the destination is not.
-		res := runPeered(t, dir, []string{"2001:db8:ffff::/48", "2001:db8:feed::/48"},
-			"python3 "+dir+"/client.py 2001:db8:2::1 remote")
+		// The made-up sources are allowed; the destination is not. The
+		// peer, the way out, notes every packet from a made-up source
+		// that reaches it: the wall refuses them as any other, so none
+		// may (a refusal that let them out was recorded as refused).
+		pdir := probeDir(t, map[string]string{"client.py": freebindClient, "peer.py": madeUpSniffer})
+		res := runPeered(t, pdir, []string{"2001:db8:ffff::/48", "2001:db8:feed::/48", "2001:db8:99::1"},
+			"python3 "+pdir+"/client.py 2001:db8:2::1 remote\n"+
+				`python3 -c 'import socket; socket.socket(socket.AF_INET6, socket.SOCK_DGRAM).sendto(b"m", ("2001:db8:99::1", 9))'`+"\n"+
+				"timeout 20 sh -c 'until grep -q marker "+pdir+"/got; do sleep 0.01; done'\n")
 		defer dumpOnFailure(t, res)
 		check(t, res, "2001:db8:2::1")
+		got, err := os.ReadFile(filepath.Join(pdir, "got"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		rest := strings.Replace(string(got), "marker\n", "", 1)
+		if len(rest) == len(got) {
+			t.Fatalf("the peer saw no marker after the probe's packets: %q", got)
+		}
+		if rest != "" {
+			t.Errorf("packets from made-up sources left the sandbox for the peer:\n%s", rest)
+		}
 	})
 }
+
+// madeUpSniffer (the peer's peer.py) writes a line to got beside its ready
+// file for every IPv6 packet that reaches the peer's veth from an address
+// freebindClient makes up, and "marker" for one to 2001:db8:99::1, which
+// the probe sends last (allowed) to know the peer has seen what came before.
+const madeUpSniffer = `import os, socket, sys
+s = socket.socket(socket.AF_PACKET, socket.SOCK_DGRAM, socket.htons(0x86dd))
+s.bind(("vgc1", 0))
+got = open(os.path.join(os.path.dirname(sys.argv[1]), "got"), "w", buffering=1)
+open(sys.argv[1], "w").close()
+while True:
+    p = s.recv(2048)
+    src = socket.inet_ntop(socket.AF_INET6, p[8:24])
+    dst = socket.inet_ntop(socket.AF_INET6, p[24:40])
+    if dst == "2001:db8:99::1":
+        got.write("marker\n")
+    elif src.startswith(("2001:db8:ffff:", "2001:db8:feed:")):
+        got.write("%s to %s\n" % (src, dst))
+`
 
 // spoofClient sends the DNS stub a question from an address the namespace
 // does not hold (IPV6_FREEBIND), as a command forging the answer of an
