@@ -96,6 +96,9 @@ func testAllow(t *testing.T, hosts *testHosts, connector string) {
 		// A multicast DNS question sent unicast to mDNS's port of
 		// the same allowed address, with the QU bit of its class set.
 		/* 18 */ "dnsto:198.18.0.3:5353/" + hex.EncodeToString(mdnsQuery()),
+		// A connect to the address probe 8's refused answer for
+		// priv.example.test named: refused, and named by that name.
+		/* 19 */ "sh:echo > /dev/tcp/10.0.0.5/80",
 	}
 	l := &Layer{}
 	res := runChild(t, "sandbox", childSpec{Policy: p, Probes: probes}, func(pid int) (io.Closer, error) {
@@ -258,6 +261,14 @@ func testAllow(t *testing.T, hosts *testHosts, connector string) {
 			} else if !strings.Contains(e.Detail, "--allow-ip") || !strings.Contains(e.Detail, "defaults.egress.allow-ip") {
 				t.Errorf("%s: detail %q, want it to name both --allow-ip (vigiles run) and defaults.egress.allow-ip (test, audit)", c.host, e.Detail)
 			}
+		}
+		// The name is known where the answer was refused: a connect to
+		// its address is recorded under it, refused.
+		e, _ := mustFind(t, res.Egress, "connect to priv.example.test's refused address", func(e evidence.Egress) bool {
+			return e.Via == evidence.ViaConnect && e.IP == "10.0.0.5" && e.Port == 80 && e.Proto == "tcp"
+		})
+		if e.Allowed || e.Host != "priv.example.test" {
+			t.Errorf("connect to 10.0.0.5: %+v, want refused and named priv.example.test", e)
 		}
 		if !strings.Contains(out(9), "10.0.0.6") {
 			t.Errorf("privok.example.test is covered by --allow-ip and should resolve: %q", out(9))
