@@ -99,6 +99,9 @@ func testAllow(t *testing.T, hosts *testHosts, connector string) {
 		// A connect to the address probe 8's refused answer for
 		// priv.example.test named: refused, and named by that name.
 		/* 19 */ "sh:echo > /dev/tcp/10.0.0.5/80",
+		// A ported allow is TCP's and UDP's (docs/egress.md): a
+		// datagram to port.example.test:7000 goes out.
+		/* 20 */ "sh:exec 5>/dev/udp/port.example.test/7000 && echo u >&5",
 	}
 	l := &Layer{}
 	res := runChild(t, "sandbox", childSpec{Policy: p, Probes: probes}, func(pid int) (io.Closer, error) {
@@ -216,10 +219,16 @@ func testAllow(t *testing.T, hosts *testHosts, connector string) {
 			t.Errorf("port.example.test:7000 (allowed port, raw tcp): %q", out(6))
 		}
 		e, _ = mustFind(t, res.Egress, "allowed port", func(e evidence.Egress) bool {
-			return e.Via == evidence.ViaConnect && e.IP == "198.18.0.5" && e.Port == 7000
+			return e.Via == evidence.ViaConnect && e.IP == "198.18.0.5" && e.Port == 7000 && e.Proto == "tcp"
 		})
 		if !e.Allowed || e.Bytes == 0 || e.Attempts != 3 {
 			t.Errorf("port 7000 entry %+v, want allowed, bytes counted, 3 attempts (one per connection)", e)
+		}
+		e, _ = mustFind(t, res.Egress, "allowed port over udp", func(e evidence.Egress) bool {
+			return e.Via == evidence.ViaConnect && e.IP == "198.18.0.5" && e.Port == 7000 && e.Proto == "udp"
+		})
+		if !e.Allowed || e.Host != "port.example.test" || e.Packets == 0 {
+			t.Errorf("udp to port.example.test:7000: %+v, want allowed, named, its packet counted", e)
 		}
 		if res.Dropped == nil || res.Dropped.Packets == 0 || res.Dropped.Bytes == 0 {
 			t.Errorf("dropped = %+v, want counts", res.Dropped)
