@@ -510,9 +510,13 @@ func TestRecorderDedupAndOrder(t *testing.T) {
 	// the questions twice).
 	big.add(t0, evidence.Egress{Host: "h0.example.test", Via: evidence.ViaDNS, Proto: "dns", Allowed: true, Detail: "upstream failed"})
 	big.add(t0, evidence.Egress{Host: "h1.example.test", IP: "127.0.0.1", Via: evidence.ViaDNS, Proto: "dns", Detail: refusedDetail("loopback")})
+	// An attempt let through past the cap is lumped apart from those
+	// refused: the lump says which way its attempts went.
+	big.add(t0, evidence.Egress{Host: "allowed.example.test", Via: evidence.ViaDNS, Proto: "dns", Allowed: true})
 	all := big.list()
-	if len(all) != maxEntries+1 || !all[maxEntries].Lumped() || all[maxEntries].Attempts != 50 {
-		t.Errorf("overflow: %d entries, last %+v", len(all), all[len(all)-1])
+	if len(all) != maxEntries+2 || !all[maxEntries].Lumped() || all[maxEntries].Attempts != 50 || all[maxEntries].Allowed ||
+		!all[maxEntries+1].Lumped() || all[maxEntries+1].Attempts != 1 || !all[maxEntries+1].Allowed {
+		t.Errorf("overflow: %d entries, last two %+v", len(all), all[max(len(all)-2, 0):])
 	}
 	if empty := newRecorder().list(); empty == nil || len(empty) != 0 {
 		t.Errorf("an empty record must be [] not nil: %#v", empty)
