@@ -279,6 +279,7 @@ func TestParseRequestLine(t *testing.T) {
 		{"CONNECT api.example.test:0 HTTP/1.1", proxyRequest{}, false},
 		{"CONNECT :443 HTTP/1.1", proxyRequest{}, false},
 		{"GET http://api.example.test:99999/ HTTP/1.1", proxyRequest{}, false},
+		{"GET http://api.example.test:0/ HTTP/1.1", proxyRequest{}, false},
 		// A colon outside brackets: no host a client reaches (it was
 		// read as host 2001:db8: port 1, host a.test:80 port 81).
 		{"GET http://2001:db8::1/ HTTP/1.1", proxyRequest{}, false},
