@@ -131,3 +131,26 @@ func TestLoggedMulticastQuestionsAreNamed(t *testing.T) {
 		})
 	}
 }
+
+// TestLocalSentQuestionIsNoDirectQuestion: a datagram the wall logs as an
+// attempt at one of the namespace's own addresses that its kernel never
+// answers (logPrefixLocalSent: IPv6 without a checksum, say) went to the
+// stub's port, which takes none such, not to another resolver: the record
+// holds the refused attempt at that address, and no question named as
+// asked of another resolver (nflog.go).
+func TestLocalSentQuestionIsNoDirectQuestion(t *testing.T) {
+	q := buildQuery(7, 1, []byte("local-leak"), []byte("example"), []byte("test"))
+	for _, dst := range []string{"10.0.2.100", "fd00::100"} {
+		ev, ok := parseNFLOGPacket(nflogMessage(t, logPrefixLocalSent, udpPacket(netip.MustParseAddr(dst), 53, q)))
+		if !ok {
+			t.Fatalf("%s: the logged datagram was not parsed", dst)
+		}
+		ev.at = time.Unix(100, 0)
+		r := newRecorder()
+		r.addPacket(ev)
+		want := []evidence.Egress{{IP: dst, Port: 53, Proto: "udp", Via: evidence.ViaConnect, Attempts: 1}}
+		if d := cmp.Diff(want, r.list()); d != "" {
+			t.Errorf("%s: entries (-want +got):\n%s", dst, d)
+		}
+	}
+}
