@@ -28,6 +28,9 @@ func TestProxyRecordsOnlyPrintableBoundedText(t *testing.T) {
 		"CONNECT [fe80::1%" + zone + "]:443 HTTP/1.1\r\n\r\n",
 		"GET / HTTP/1.1\r\nHost: [::1%\x1b(0\x07evil]:80\r\n\r\n",
 		"GET http://h.test/p?token=s3cret HTTP/1.0 x\r\n\r\n",
+		// A host name far longer than any DNS name: its first
+		// maxRecorded bytes are kept.
+		"CONNECT " + strings.Repeat("a", 20000) + ".test:443 HTTP/1.1\r\n\r\n",
 	} {
 		c, err := net.Dial("tcp", p.addr())
 		if err != nil {
@@ -39,8 +42,8 @@ func TestProxyRecordsOnlyPrintableBoundedText(t *testing.T) {
 	}
 	p.stop()
 	got := rec.list()
-	if len(got) != 3 {
-		t.Fatalf("%d entries, want 3: %+v", len(got), got)
+	if len(got) != 4 {
+		t.Fatalf("%d entries, want 4: %+v", len(got), got)
 	}
 	for _, e := range got {
 		for _, s := range []string{e.Host, e.IP, e.Detail} {
@@ -51,6 +54,9 @@ func TestProxyRecordsOnlyPrintableBoundedText(t *testing.T) {
 				t.Errorf("the query string reached the record: %q", s)
 			}
 		}
+	}
+	if h := got[3].Host; len(h) != maxRecorded || strings.Trim(h, "a") != "" {
+		t.Errorf("long host recorded as %d bytes (%.40q), want its first %d", len(h), h, maxRecorded)
 	}
 	if got[0].IP != "fe80::1" || got[1].IP != "::1" {
 		t.Errorf("addresses %q, %q; want them without their zones", got[0].IP, got[1].IP)
