@@ -734,6 +734,26 @@ func TestCountNoKernelICMPErrors(t *testing.T) {
 			t.Errorf("the kernel's ICMP error recorded as an attempt: %+v", e)
 		}
 	}
+	// In deny mode the wall drops them too, and the kernel's reset to a
+	// SYN at a closed port: a peer's datagram and connect to the
+	// namespace's closed ports leave no entry for the peer (IPv4 alone:
+	// deny mode lets no neighbour discovery through).
+	t.Run("deny", func(t *testing.T) {
+		script := fmt.Sprintf(peerPrelude, dir) + "nsenter -t $peer -n python3 -c " +
+			`"import socket; socket.socket(socket.AF_INET, socket.SOCK_DGRAM).sendto(b'x', ('192.0.2.1', 5998)); c = socket.socket(); c.settimeout(2)` + "\n" +
+			`try: c.connect(('192.0.2.1', 5997)); print('peer connect done')` + "\n" +
+			`except OSError as e: print('peer connect', type(e).__name__)"; sleep 0.3` + "\n"
+		res := runChild(t, "sandbox", childSpec{Policy: evidence.EgressPolicy{Mode: evidence.EgressDeny}, Probes: []string{"sh:" + script}}, nil)
+		defer dumpOnFailure(t, res)
+		if res.SetupErr != "" || res.FinishErr != "" || res.Probes[0].Code != 0 {
+			t.Fatalf("setup %q, finish %q, probe %d: %s", res.SetupErr, res.FinishErr, res.Probes[0].Code, res.Probes[0].Output)
+		}
+		for _, e := range res.Egress {
+			if e.IP == "192.0.2.2" {
+				t.Errorf("the kernel's answer to the peer recorded as an attempt: %+v", e)
+			}
+		}
+	})
 }
 
 // peerResolver is a DNS server on the peer's port 53 (UDP and TCP): it
