@@ -254,6 +254,19 @@ exit $st
 	return res
 }
 
+// runnerFilesSh defines runner_files DIR, which makes at DIR what a
+// self-hosted runner keeps there that a hook would want: its credentials
+// (mode 0600, as the runner writes them), a worker's log and a job's step
+// script, each with a token the attempts look for.
+const runnerFilesSh = `runner_files() {
+	mkdir -p "$1/bin" "$1/_diag" "$1/_work/_temp"
+	echo '{"d": "h107-runner-credential-token"}' > "$1/.credentials_rsaparams"
+	chmod 0600 "$1/.credentials_rsaparams"
+	echo 'job message h107-runner-diag-token' > "$1/_diag/Worker_20260101-000000-utc.log"
+	echo 'curl -H "Authorization: Bearer h107-runner-step-token"' > "$1/_work/_temp/step.sh"
+}
+`
+
 // TestRedteam18AnotherRunnersFilesAreMasked: the round's fourth attempt
 // (scripts/redteam18runner.py), for every caller and a --root-sandbox
 // run: a machine with several self-hosted runners (one for each
@@ -278,14 +291,10 @@ func TestRedteam18AnotherRunnersFilesAreMasked(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	setup := `mount -t tmpfs -o mode=0755 tmpfs /opt
+	setup := runnerFilesSh + `mount -t tmpfs -o mode=0755 tmpfs /opt
 r=/opt/runner-2
-mkdir -p $r/bin $r/_diag $r/_work/_temp
+runner_files $r
 cp "$SLEEP" $r/bin/Runner.Listener
-echo '{"d": "h107-runner-credential-token"}' > $r/.credentials_rsaparams
-chmod 0600 $r/.credentials_rsaparams
-echo 'job message h107-runner-diag-token' > $r/_diag/Worker_20260101-000000-utc.log
-echo 'curl -H "Authorization: Bearer h107-runner-step-token"' > $r/_work/_temp/step.sh
 if [ -n "$AS_UID" ]; then chown -R "$AS_UID:$AS_GID" $r; fi
 $AS $r/bin/Runner.Listener 600 &
 bg=$!
@@ -319,13 +328,9 @@ func TestRedteam18AnInstalledRunnersFilesAreMasked(t *testing.T) {
 		// A directory that may be missing, as systemd writes it.
 		"systemd/system/actions.runner.example-org.runner-3.service": "[Service]\nExecStart=/opt/runner-3/runsvc.sh\nWorkingDirectory=-/opt/runner-3\n",
 	})
-	setup := etcOverlay + `mount -t tmpfs -o mode=0755 tmpfs /opt
+	setup := etcOverlay + runnerFilesSh + `mount -t tmpfs -o mode=0755 tmpfs /opt
 for r in /opt/runner-2 /opt/runner-3; do
-	mkdir -p $r/bin $r/_diag $r/_work/_temp
-	echo '{"d": "h107-runner-credential-token"}' > $r/.credentials_rsaparams
-	chmod 0600 $r/.credentials_rsaparams
-	echo 'job message h107-runner-diag-token' > $r/_diag/Worker_20260101-000000-utc.log
-	echo 'curl -H "Authorization: Bearer h107-runner-step-token"' > $r/_work/_temp/step.sh
+	runner_files $r
 	if [ -n "$AS_UID" ]; then chown -R "$AS_UID:$AS_GID" $r; fi
 done
 `
@@ -362,14 +367,10 @@ func TestRedteam18AnotherUsersRunnersFilesAreMasked(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	setup := `mount -t tmpfs -o mode=0755 tmpfs /opt
+	setup := runnerFilesSh + `mount -t tmpfs -o mode=0755 tmpfs /opt
 r=/opt/runner-2
-mkdir -p $r/bin $r/_diag $r/_work/_temp
+runner_files $r
 cp "$SLEEP" $r/bin/Runner.Listener
-echo '{"d": "h107-runner-credential-token"}' > $r/.credentials_rsaparams
-chmod 0600 $r/.credentials_rsaparams
-echo 'job message h107-runner-diag-token' > $r/_diag/Worker_20260101-000000-utc.log
-echo 'curl -H "Authorization: Bearer h107-runner-step-token"' > $r/_work/_temp/step.sh
 chmod -R go+rX $r
 chmod 0600 $r/.credentials_rsaparams
 other=
@@ -409,16 +410,12 @@ func TestRedteam18RunnerUnitsInOtherFormsAreMasked(t *testing.T) {
 		"systemd/system/actions.runner.example-repo.runner-6.service":                 "[Service]\nExecStart=/opt/runner-6/runsvc.sh\nWorkingDirectory=/opt/runner-moved\n",
 		"systemd/system/actions.runner.example-repo.runner-6.service.d/override.conf": "[Service]\nWorkingDirectory=/opt/runner-6\n",
 	})
-	setup := etcOverlay + `mount -t tmpfs -o mode=0755 tmpfs /opt
+	setup := etcOverlay + runnerFilesSh + `mount -t tmpfs -o mode=0755 tmpfs /opt
 mkdir /opt/units
 printf '[Service]\nExecStart=/opt/runner-5/runsvc.sh\nWorkingDirectory=/opt/runner-5\n' > /opt/units/actions.runner.example-repo.runner-5.service
 ln -s /opt/units/actions.runner.example-repo.runner-5.service /etc/systemd/system/
 for r in /opt/runner-4 /opt/runner-5 /opt/runner-6; do
-	mkdir -p $r/bin $r/_diag $r/_work/_temp
-	echo '{"d": "h107-runner-credential-token"}' > $r/.credentials_rsaparams
-	chmod 0600 $r/.credentials_rsaparams
-	echo 'job message h107-runner-diag-token' > $r/_diag/Worker_20260101-000000-utc.log
-	echo 'curl -H "Authorization: Bearer h107-runner-step-token"' > $r/_work/_temp/step.sh
+	runner_files $r
 	if [ -n "$AS_UID" ]; then chown -R "$AS_UID:$AS_GID" $r; fi
 done
 `
