@@ -917,16 +917,16 @@ func probePasta(ctx context.Context, env *doctorEnv) Probe {
 	return Probe{Availability: Available, Detail: "attached pasta to a sandbox's network namespace" + note + ", then stopped it"}
 }
 
-// runGuardedPasta runs pasta with args under hostprog.PastaGuard until it
-// has written pidFile (it is attached), has exited, or ctx is done, then
-// stops it and returns its output; the error is nil only when it was
-// attached. The guard's pipe is this process's alone, so pasta ends with
-// it however this process ends.
 // holdAttachedPasta, when set, runs once pasta is attached and before it
 // is stopped: a test's child sets it to block, so that it is killed with
 // pasta attached rather than racing the check to its end. Nil otherwise.
 var holdAttachedPasta func()
 
+// runGuardedPasta runs pasta with args under hostprog.PastaGuard until it
+// has written pidFile (it is attached), has exited, or ctx is done, then
+// stops it and returns its output; the error is nil only when it was
+// attached. The guard's pipe is this process's alone, so pasta ends with
+// it however this process ends.
 func runGuardedPasta(ctx context.Context, pasta string, args []string, pidFile string) ([]byte, error) {
 	var out bytes.Buffer
 	cmd, lifeW, err := hostprog.StartPastaGuarded(pasta, args, &out, nil)
