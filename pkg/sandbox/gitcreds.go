@@ -1464,7 +1464,8 @@ func hiddenInLayer(tree, orig, host string, nested, emptied []string) ([]scrubbe
 // (cp -al, rsync --link-dest, a tool's own cache of a checkout) or beside
 // it, would show the command the credentials the copy at this path hides.
 // A name where a mask may hide it is refused as well: its place is not
-// known. (The broker's configs outside the tree: tree and orig "/".)
+// known. (The broker's configs outside the tree, the host's system git
+// configs and its system-wide files with a credential: tree and orig "/".)
 func otherNames(tree, orig string, configs []scrubbedConfig) error {
 	found := map[devIno]int{}
 	keys := make([]devIno, len(configs))
@@ -1489,7 +1490,11 @@ func otherNames(tree, orig string, configs []scrubbedConfig) error {
 			if tree == "/" {
 				name = c.path
 			}
-			return fmt.Errorf("the git config %s holds credentials and has %d other name(s), hard links no scrubbed copy covers (find -samefile %s lists them): remove them", name, links[i]-n, name)
+			find := "find -samefile " + name
+			if tree == "/" {
+				find = "find / -xdev -samefile " + name
+			}
+			return fmt.Errorf("%s holds credentials and has %d other name(s), hard links no copy shown in its place covers (%s lists them): remove them", name, links[i]-n, find)
 		}
 	}
 	return nil
@@ -1855,17 +1860,11 @@ func systemGitConfigs(v hostView, getenv func(string) string) ([]scrubbedConfig,
 	if p, err := callerPath(getenv("GIT_CONFIG_SYSTEM")); err == nil {
 		paths = append(slices.Clip(paths), p)
 	}
-	for _, p := range paths {
-		real, err := filepath.EvalSymlinks(p)
-		if err != nil {
-			if ignorable(err) {
-				continue
-			}
-			return nil, err
-		}
-		if !v.reads(real, 0o4) || slices.ContainsFunc(out, func(c scrubbedConfig) bool { return c.path == real }) {
-			continue
-		}
+	reals, err := readableSystemFiles(paths, v)
+	if err != nil {
+		return nil, err
+	}
+	for _, real := range reals {
 		clean, changed, err := scan.scrub(real)
 		if err != nil {
 			return nil, err

@@ -161,17 +161,11 @@ func emptyConfig(p string) []byte {
 // A path with a * is each file it matches (filepath.Glob).
 func systemCredentialFiles(v hostView) ([]scrubbedConfig, error) {
 	var out []scrubbedConfig
-	for _, p := range systemCredentialFilePaths() {
-		real, err := filepath.EvalSymlinks(p)
-		if err != nil {
-			if ignorable(err) {
-				continue
-			}
-			return nil, err
-		}
-		if !v.reads(real, 0o4) || slices.ContainsFunc(out, func(c scrubbedConfig) bool { return c.path == real }) {
-			continue
-		}
+	paths, err := readableSystemFiles(systemCredentialFilePaths(), v)
+	if err != nil {
+		return nil, err
+	}
+	for _, real := range paths {
 		holds, err := fileHoldsCredential(real)
 		if err != nil {
 			return nil, err
@@ -182,21 +176,28 @@ func systemCredentialFiles(v hostView) ([]scrubbedConfig, error) {
 	}
 	// The copy bubblewrap puts over each covers its path alone: another
 	// name (a hard link) would show the credential.
-	found := map[devIno]uint64{}
-	for _, c := range out {
-		if fi, err := os.Lstat(c.path); err == nil {
-			if k, ok := keyOf(fi); ok {
-				found[k]++
-			}
-		}
+	if err := otherNames("/", "/", out); err != nil {
+		return nil, err
 	}
-	for _, c := range out {
-		fi, err := os.Lstat(c.path)
+	return out, nil
+}
+
+// readableSystemFiles lists the host files of paths, each once, at the
+// path its links lead to (where bubblewrap's copy covers every name that
+// leads to it), that the command could read: a missing one is passed
+// over, any other error is the run's refusal.
+func readableSystemFiles(paths []string, v hostView) ([]string, error) {
+	var out []string
+	for _, p := range paths {
+		real, err := filepath.EvalSymlinks(p)
 		if err != nil {
+			if ignorable(err) {
+				continue
+			}
 			return nil, err
 		}
-		if k, ok := keyOf(fi); ok && linksOf(fi) > found[k] {
-			return nil, fmt.Errorf("%s holds a credential and has %d other name(s), hard links no empty copy covers (find / -xdev -samefile %s lists them): remove them", c.path, linksOf(fi)-found[k], c.path)
+		if v.reads(real, 0o4) && !slices.Contains(out, real) {
+			out = append(out, real)
 		}
 	}
 	return out, nil
