@@ -137,10 +137,10 @@ func (p *Pending) Abort() {
 func runGated(ctx context.Context, spec Spec, gate *turnGate) (*Result, error) {
 	defer reapStrays()
 	// The host's runners, which a confined run masks (runView): a look at
-	// every process, once a process, a millisecond or more on a busy
-	// host; and the system-wide files it empties where they hold a
-	// credential, a millisecond or two of expressions the first time:
-	// both made beside the checks and probes before the view is needed.
+	// every process, a millisecond or more on a busy host; and the
+	// system-wide files it empties where they hold a credential, a
+	// millisecond or two of expressions: both once a process, made beside
+	// the first run's checks and probes before its view is needed.
 	go hostRunnerRoots()
 	go checkSystemCredentialFiles()
 	res := &Result{Schema: ResultSchema}

@@ -258,16 +258,17 @@ func fileHoldsCredentialAt(p string, t0 int64) (bool, error) {
 }
 
 // checkSystemCredentialFiles reads each file of systemCredentialPaths
-// into fileChecks ahead of the run's view, which a run starts beside its
-// checks and probes (runGated): what the view later asks is then a stat a
-// file.
-func checkSystemCredentialFiles() {
+// into fileChecks ahead of the first run's view, once a process, started
+// beside that run's checks and probes (runGated): what the view later
+// asks is then a stat a file. A later run (an audit's) would only make
+// those stats twice.
+var checkSystemCredentialFiles = sync.OnceFunc(func() {
 	for _, p := range systemCredentialFilePaths() {
 		if real, err := filepath.EvalSymlinks(p); err == nil {
 			fileHoldsCredential(real)
 		}
 	}
-}
+})
 
 // systemCredentialFilePaths are the paths of systemCredentialPaths, each
 // with a * the files it matches (filepath.Glob, whose patterns here are
