@@ -573,25 +573,8 @@ func ignorable(err error) bool {
 // whether that took anything out. A file that is missing, unreadable or
 // not a regular one holds nothing to take out, to whoever cannot read it.
 func scrubFile(p string) (clean []byte, changed bool, err error) {
-	f, err := os.OpenFile(p, os.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK, 0)
-	if err != nil {
-		if ignorable(err) {
-			err = nil
-		}
-		return nil, false, err
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	switch {
-	case err != nil:
-		return nil, false, err
-	case !fi.Mode().IsRegular():
-		return nil, false, nil
-	case fi.Size() > maxGitConfig:
-		return nil, false, fmt.Errorf("%s: a git config of %d bytes is past the %d vigiles reads", p, fi.Size(), maxGitConfig)
-	}
-	b, err := io.ReadAll(f)
-	if err != nil {
+	b, err := readSmallRegular(p, maxGitConfig)
+	if err != nil || b == nil {
 		return nil, false, err
 	}
 	clean, changed = scrubGitConfig(b)
@@ -1653,7 +1636,7 @@ var hostRunnerRoots = sync.OnceValue(func() []string {
 		if err != nil {
 			continue
 		}
-		b, err := readSmallRegular(real)
+		b, err := readSmallRegular(real, maxSystemCredentialFile)
 		if err != nil {
 			continue
 		}
@@ -1730,7 +1713,7 @@ func unitWorkingDirs(b []byte) []string {
 // only one whose owner could put a runner's program in a directory has
 // that directory masked.
 func runnerByCmdline(pid string) (string, error) {
-	b, err := readSmallRegular(filepath.Join("/proc", pid, "cmdline"))
+	b, err := readSmallRegular(filepath.Join("/proc", pid, "cmdline"), maxSystemCredentialFile)
 	if err != nil {
 		return "", err
 	}

@@ -245,7 +245,7 @@ func fileHoldsCredentialAt(p string, t0 int64) (bool, error) {
 			return c.holds, nil
 		}
 	}
-	b, err := readSmallRegular(p)
+	b, err := readSmallRegular(p, maxSystemCredentialFile)
 	if err != nil {
 		return false, err
 	}
@@ -287,10 +287,10 @@ func systemCredentialFilePaths() []string {
 }
 
 // readSmallRegular reads the regular file p, following no link at its
-// end and waiting on nothing (a FIFO put there): nothing where it is
-// missing, unreadable or of another kind, an error past
-// maxSystemCredentialFile.
-func readSmallRegular(p string) ([]byte, error) {
+// end and waiting on nothing (a FIFO or a device put there): nothing where
+// it is missing, unreadable or of another kind, an error past max bytes
+// (fail closed: never a file read in part).
+func readSmallRegular(p string, max int64) ([]byte, error) {
 	f, err := os.OpenFile(p, os.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK, 0)
 	if err != nil {
 		if ignorable(err) {
@@ -305,8 +305,8 @@ func readSmallRegular(p string) ([]byte, error) {
 		return nil, err
 	case !fi.Mode().IsRegular():
 		return nil, nil
-	case fi.Size() > maxSystemCredentialFile:
-		return nil, fmt.Errorf("%s: %d bytes, past the %d vigiles reads", p, fi.Size(), maxSystemCredentialFile)
+	case fi.Size() > max:
+		return nil, fmt.Errorf("%s: %d bytes, past the %d vigiles reads", p, fi.Size(), max)
 	}
 	// Read into room for its size and one more byte: two reads where it
 	// has not grown, the second at its end.
@@ -320,8 +320,8 @@ func readSmallRegular(p string) ([]byte, error) {
 		if err != nil {
 			return nil, err
 		}
-		if len(buf) > maxSystemCredentialFile {
-			return nil, fmt.Errorf("%s: past the %d bytes vigiles reads", p, maxSystemCredentialFile)
+		if int64(len(buf)) > max {
+			return nil, fmt.Errorf("%s: past the %d bytes vigiles reads", p, max)
 		}
 		if len(buf) == cap(buf) {
 			buf = slices.Grow(buf, 4096)

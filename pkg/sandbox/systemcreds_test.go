@@ -142,7 +142,7 @@ func TestReadSmallRegular(t *testing.T) {
 	if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if b, err := readSmallRegular(p); err != nil || string(b) != text {
+	if b, err := readSmallRegular(p, maxSystemCredentialFile); err != nil || string(b) != text {
 		t.Errorf("readSmallRegular(file) = %q, %v", b, err)
 	}
 	fifo := filepath.Join(d, "fifo")
@@ -152,7 +152,7 @@ func TestReadSmallRegular(t *testing.T) {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		if b, err := readSmallRegular(fifo); err != nil || b != nil {
+		if b, err := readSmallRegular(fifo, maxSystemCredentialFile); err != nil || b != nil {
 			t.Errorf("readSmallRegular(FIFO) = %q, %v; want nothing", b, err)
 		}
 	}()
@@ -165,17 +165,17 @@ func TestReadSmallRegular(t *testing.T) {
 	if err := os.Symlink(p, link); err != nil {
 		t.Fatal(err)
 	}
-	if b, err := readSmallRegular(link); err != nil || b != nil {
+	if b, err := readSmallRegular(link, maxSystemCredentialFile); err != nil || b != nil {
 		t.Errorf("readSmallRegular(link) = %q, %v; want nothing (the caller resolves links)", b, err)
 	}
 	big := filepath.Join(d, "big")
 	if err := os.WriteFile(big, []byte(strings.Repeat("x", maxSystemCredentialFile)+"\n"+text), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if b, err := readSmallRegular(big); err == nil {
+	if b, err := readSmallRegular(big, maxSystemCredentialFile); err == nil {
 		t.Errorf("readSmallRegular(%d bytes) = %d bytes, no error; want a refusal", maxSystemCredentialFile+1+len(text), len(b))
 	}
-	if b, err := readSmallRegular(filepath.Join(d, "missing")); err != nil || b != nil {
+	if b, err := readSmallRegular(filepath.Join(d, "missing"), maxSystemCredentialFile); err != nil || b != nil {
 		t.Errorf("readSmallRegular(missing) = %q, %v", b, err)
 	}
 }
