@@ -43,7 +43,7 @@ type packetEvent struct {
 	local  bool
 	dst    netip.Addr
 	proto  string // l4Name's
-	port   uint16 // 0 unless the protocol has ports (l4Name)
+	port   uint16 // 0 unless the protocol has ports (l4Name) and the packet holds them (not a fragment past the first)
 	length int
 	// questions are the names a datagram to port 53, 5353 or 5355
 	// (questionPorts) or a SYN to port 53 asked, where its snapshot holds
@@ -394,6 +394,10 @@ func parseNFLOGPacket(b []byte) (packetEvent, bool) {
 // start of an IPv4 or IPv6 packet. The destination of a packet that names
 // its route (an IPv6 routing header, an IPv4 source route option) is the
 // final one, where the command sent it, not the first hop in its header.
+// A fragment past the first (its fragment offset not 0) holds no transport
+// header, only the middle of a datagram: it has its destination and
+// protocol (the one its fragment header names, for IPv6) and no port, and
+// no question is read from it.
 func parseIPPacket(p []byte, ev *packetEvent) bool {
 	if len(p) < 1 {
 		return false
@@ -410,7 +414,9 @@ func parseIPPacket(p []byte, ev *packetEvent) bool {
 		ev.dst = netip.AddrFrom4([4]byte(p[16:20]))
 		proto = p[9]
 		if ihl >= 20 && len(p) >= ihl {
-			l4 = p[ihl:]
+			if binary.BigEndian.Uint16(p[6:8])&0x1fff == 0 {
+				l4 = p[ihl:]
+			}
 			if dst, ok := sourceRouteDst(p[20:ihl]); ok {
 				ev.dst = dst
 			}
@@ -423,6 +429,7 @@ func parseIPPacket(p []byte, ev *packetEvent) bool {
 		ev.dst = netip.AddrFrom16([16]byte(p[24:40]))
 		proto = p[6]
 		off := 40
+		first := true // not a fragment past the first
 		// Walk the usual extension headers (hop-by-hop, routing,
 		// fragment, destination options, AH) to the transport header.
 	walk:
@@ -438,6 +445,13 @@ func parseIPPacket(p []byte, ev *packetEvent) bool {
 				continue
 			case 44:
 				proto, off = p[off], off+8
+				if binary.BigEndian.Uint16(p[off-6:off-4])&0xfff8 != 0 {
+					// The fragment's bytes are the middle of the
+					// datagram, whatever its fragment header says
+					// comes first in it.
+					first = false
+					break walk
+				}
 				continue
 			case 51:
 				proto, off = p[off], off+(int(p[off+1])+2)*4
@@ -445,7 +459,7 @@ func parseIPPacket(p []byte, ev *packetEvent) bool {
 			}
 			break walk
 		}
-		if off <= len(p) {
+		if first && off <= len(p) {
 			l4 = p[off:]
 		}
 	default:

@@ -462,6 +462,100 @@ func TestParseIPPacket(t *testing.T) {
 	}
 }
 
+// TestParseFragments: a fragment past the first (IPv4 fragment offset, or
+// an IPv6 fragment header's, not 0) holds no transport header: its bytes
+// are the middle of a datagram, and the parser read ports and a DNS
+// question from them. It is recorded with its address and protocol, no
+// port and no question; a first fragment (offset 0, more fragments to
+// come) holds the header, and its ports are read.
+func TestParseFragments(t *testing.T) {
+	dst4, dst6 := netip.MustParseAddr("192.0.2.53"), netip.MustParseAddr("2001:db8::53")
+	// What looks like a UDP header to port 53 and a question, as a
+	// datagram's middle may.
+	query := buildQuery(9, 1, []byte("leak"), []byte("example"), []byte("test"))
+	udp53 := append([]byte{0x9c, 0x40, 0, 53, 0, byte(8 + len(query)), 0, 0}, query...)
+	v4 := func(fragField uint16, options ...byte) []byte {
+		ihl := 20 + len(options)
+		p := make([]byte, ihl, ihl+len(udp53))
+		p[0], p[9] = 0x40|byte(ihl/4), unix.IPPROTO_UDP
+		binary.BigEndian.PutUint16(p[2:], uint16(ihl+len(udp53)))
+		binary.BigEndian.PutUint16(p[6:], fragField)
+		copy(p[16:20], dst4.AsSlice())
+		copy(p[20:], options)
+		return append(p, udp53...)
+	}
+	// v6 is an IPv6 packet with the given extension headers (each
+	// starting with its next header, which this fills in), then udp53.
+	v6 := func(hdrs ...[]byte) []byte {
+		p := make([]byte, 40)
+		p[0] = 0x60
+		copy(p[24:40], dst6.AsSlice())
+		next := &p[6]
+		for _, h := range hdrs {
+			switch len(h) {
+			case 8:
+				*next = unix.IPPROTO_FRAGMENT
+			default:
+				*next = unix.IPPROTO_ROUTING
+			}
+			p = append(p, h...)
+			next = &p[len(p)-len(h)]
+		}
+		*next = unix.IPPROTO_UDP
+		p = append(p, udp53...)
+		binary.BigEndian.PutUint16(p[4:], uint16(len(p)-40))
+		return p
+	}
+	frag6 := func(offset uint16, more bool) []byte {
+		h := make([]byte, 8)
+		v := offset << 3
+		if more {
+			v |= 1
+		}
+		binary.BigEndian.PutUint16(h[2:], v)
+		binary.BigEndian.PutUint32(h[4:], 0x76690001)
+		return h
+	}
+	// A segment routing header with one segment left, whose first
+	// segment is the final destination.
+	final := netip.MustParseAddr("2001:db8::aaaa")
+	srh := append([]byte{0, 2, 4, 1, 0, 0, 0, 0}, final.AsSlice()...)
+	lsrr := append([]byte{1, 131, 7, 4}, netip.MustParseAddr("198.51.100.10").AsSlice()...)
+	destOpts := v6(frag6(185, false))
+	destOpts[40] = 60 // the fragmentable part starts with destination options
+	named := func(dst netip.Addr, p []byte, qs ...string) packetEvent {
+		return packetEvent{dst: dst, proto: "udp", port: 53, length: len(p), questions: qs}
+	}
+	bare := func(dst netip.Addr, proto string, p []byte) packetEvent {
+		return packetEvent{dst: dst, proto: proto, length: len(p)}
+	}
+	for _, tt := range []struct {
+		name string
+		p    []byte
+		want packetEvent
+	}{
+		{"ipv4 unfragmented", v4(0), named(dst4, v4(0), "leak.example.test")},
+		{"ipv4 don't fragment", v4(0x4000), named(dst4, v4(0x4000), "leak.example.test")},
+		{"ipv4 first fragment", v4(0x2000), named(dst4, v4(0x2000), "leak.example.test")},
+		{"ipv4 middle fragment", v4(0x2000 | 185), bare(dst4, "udp", v4(0x2000|185))},
+		{"ipv4 last fragment", v4(370), bare(dst4, "udp", v4(370))},
+		{"ipv4 last fragment, offset 8 bytes", v4(1), bare(dst4, "udp", v4(1))},
+		{"ipv4 fragment with a source route", v4(185, lsrr...), bare(netip.MustParseAddr("198.51.100.10"), "udp", v4(185, lsrr...))},
+		{"ipv6 first fragment", v6(frag6(0, true)), named(dst6, v6(frag6(0, true)), "leak.example.test")},
+		{"ipv6 middle fragment", v6(frag6(185, true)), bare(dst6, "udp", v6(frag6(185, true)))},
+		{"ipv6 last fragment", v6(frag6(1, false)), bare(dst6, "udp", v6(frag6(1, false)))},
+		{"ipv6 routed fragment", v6(srh, frag6(185, false)), bare(final, "udp", v6(srh, frag6(185, false)))},
+		// The fragment header names the first header of the datagram's
+		// fragmentable part, which this fragment does not start with.
+		{"ipv6 fragment of destination options", destOpts, bare(dst6, "ip-proto-60", destOpts)},
+	} {
+		var ev packetEvent
+		if !parseIPPacket(tt.p, &ev) || !reflect.DeepEqual(ev, tt.want) {
+			t.Errorf("%s: got %+v, want %+v", tt.name, ev, tt.want)
+		}
+	}
+}
+
 // TestDecodeFlowsPorts: a flow of a protocol with ports keeps its port, as
 // the logged packet that named it does (an entry with packets counted must
 // be the entry of its attempts); ICMP's two bytes there are no port.
@@ -660,10 +754,24 @@ func FuzzParseIPPacket(f *testing.F) {
 	f.Add([]byte{0x4f})
 	q := buildQuery(5, 1, []byte("a"), []byte("test"))
 	f.Add(append([]byte{0x45, 0, 0, byte(28 + len(q)), 0, 0, 0, 0, 64, 17, 0, 0, 10, 0, 0, 1, 192, 0, 2, 53, 0x9c, 0x40, 0, 53, 0, byte(8 + len(q)), 0, 0}, q...))
+	// The same bytes as a fragment past the first (offset 1480), over
+	// IPv4 and behind an IPv6 fragment header.
+	f.Add(append([]byte{0x45, 0, 0, byte(28 + len(q)), 0, 0, 0, 185, 64, 17, 0, 0, 10, 0, 0, 1, 192, 0, 2, 53, 0x9c, 0x40, 0, 53, 0, byte(8 + len(q)), 0, 0}, q...))
+	f.Add(append(append(append([]byte{0x60, 0, 0, 0, 0, byte(16 + len(q)), 44, 64}, make([]byte, 32)...),
+		17, 0, 0x05, 0xc9, 0, 0, 0, 1, 0x9c, 0x40, 0, 53, 0, byte(8+len(q)), 0, 0), q...))
 	f.Fuzz(func(t *testing.T, p []byte) {
 		var ev packetEvent
 		if parseIPPacket(p, &ev) && !ev.dst.IsValid() {
 			t.Fatalf("parsed without a destination: %+v", ev)
+		}
+		// A fragment past the first holds no transport header: no port,
+		// no question (an IPv6 fragment header checked where it comes
+		// first; the walk past others is the parser's own).
+		if len(p) >= 20 && p[0]>>4 == 4 && binary.BigEndian.Uint16(p[6:8])&0x1fff != 0 ||
+			len(p) >= 48 && p[0]>>4 == 6 && p[6] == unix.IPPROTO_FRAGMENT && binary.BigEndian.Uint16(p[42:44])&0xfff8 != 0 {
+			if ev.port != 0 || len(ev.questions) > 0 || ev.unread != 0 {
+				t.Fatalf("a fragment past the first read as if it held ports: %+v", ev)
+			}
 		}
 		if len(ev.questions) > 0 && !(ev.proto == "udp" && slices.Contains(questionPorts, ev.port) || ev.proto == "tcp" && ev.port == 53) {
 			t.Fatalf("questions read from a packet that is no datagram to port 53, 5353 or 5355 or segment to port 53: %+v", ev)
