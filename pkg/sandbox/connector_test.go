@@ -2,11 +2,13 @@ package sandbox
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net/netip"
 	"os"
 	"os/exec"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -53,7 +55,10 @@ func (l *connectorLog) lastClose() time.Time {
 // orders apart by it (closed at least finishTime/2 before Run returned).
 const finishTime = 2 * time.Second
 
-func (fakeNetwork) Setup(context.Context, evidence.EgressPolicy) (NetSession, error) {
+func (fakeNetwork) Setup(_ context.Context, p evidence.EgressPolicy) (NetSession, error) {
+	if slices.Contains(p.Allow, unreadHost) {
+		return unreadSession{}, nil
+	}
 	return fakeSession{}, nil
 }
 
@@ -95,6 +100,21 @@ func (fakeSession) HostAddrs([]netip.Prefix) {}
 func (fakeSession) Finish() ([]evidence.Egress, *evidence.Dropped, error) {
 	time.Sleep(finishTime)
 	return []evidence.Egress{}, nil, nil
+}
+
+// unreadHost, allowlisted, gives a run a fakeNetwork session whose record
+// cannot be read whole: its Finish returns the entries it has with
+// unreadErr, as the egress layer's does when it calls the record
+// incomplete (TestEgressRecordErrorFailsTheRun).
+const (
+	unreadHost = "unread-record.fake.test"
+	unreadErr  = "the kernel dropped 3 batches of packet logs: egress record incomplete"
+)
+
+type unreadSession struct{ fakeSession }
+
+func (unreadSession) Finish() ([]evidence.Egress, *evidence.Dropped, error) {
+	return []evidence.Egress{{Host: unreadHost, Via: evidence.ViaDNS, Proto: "dns", Attempts: 1}}, &evidence.Dropped{}, errors.New(unreadErr)
 }
 
 // TestConnectorStopsWhenTheCommandIsDone: in allow mode the connector is
