@@ -63,8 +63,25 @@ for fam, host in ((socket.AF_INET, sys.argv[2]), (socket.AF_INET6, sys.argv[3]))
 // IPv6 reply by its first fragment alone (the input hook sees IPv6
 // fragments before they are put together, and those past the first have
 // no ports to find the flow by). docs/egress.md names that limit.
+// fragLoopClient sends one datagram of 65,500 bytes to ::1 port 5999,
+// where nothing listens, in fragments of at most 1,280 bytes (IPV6_MTU,
+// which needs no privilege; the datagram is past the loopback's MTU of
+// 65,536 anyway), and prints how many fragments its kernel made.
+const fragLoopClient = `import socket, time
+IPV6_MTU = 24
+def frags():
+    with open("/proc/net/snmp6") as f:
+        return int(dict(l.split() for l in f if l.strip())["Ip6FragCreates"])
+before = frags()
+s = socket.socket(socket.AF_INET6, socket.SOCK_DGRAM)
+s.setsockopt(socket.IPPROTO_IPV6, IPV6_MTU, 1280)
+s.sendto(b"g" * 65500, ("::1", 5999))
+time.sleep(0.2)
+print("fragments ::1", frags() - before)
+`
+
 func TestCountFragmentedDatagram(t *testing.T) {
-	dir := probeDir(t, map[string]string{"peer.py": fragPeer, "client.py": fragClient})
+	dir := probeDir(t, map[string]string{"peer.py": fragPeer, "client.py": fragClient, "loop.py": fragLoopClient})
 	hosts := []string{"192.0.2.2", "2001:db8:1::2"}
 	// only checks that e is the one entry of its address.
 	only := func(t *testing.T, res childResult, ip string) evidence.Egress {
@@ -120,6 +137,23 @@ func TestCountFragmentedDatagram(t *testing.T) {
 			if e := only(t, res, c.ip); e.Attempts == 1 && (!e.Allowed || e.Packets != 2 || e.Bytes != c.bytes) {
 				t.Errorf("udp %s port 7: %+v, want allowed, 2 packets, %d bytes", c.ip, e, c.bytes)
 			}
+		}
+	})
+	t.Run("loopback", func(t *testing.T) {
+		res := runDenied(t, "python3 "+dir+"/loop.py")
+		defer dumpOnFailure(t, res)
+		out := res.Probes[0].Output
+		if n := fragments(t, out, "::1"); n < 2 {
+			t.Errorf("the namespace's kernel made %d fragments of the datagram to ::1, want it sent in fragments", n)
+		}
+		var got []evidence.Egress
+		for _, e := range res.Egress {
+			if e.IP == "::1" {
+				got = append(got, e)
+			}
+		}
+		if len(got) != 1 || got[0].Via != evidence.ViaLoopback || got[0].Proto != "udp" || got[0].Port != 5999 || got[0].Attempts != 1 {
+			t.Errorf("entries of ::1: %+v, want one: loopback, udp port 5999, 1 attempt", got)
 		}
 	})
 	t.Run("deny", func(t *testing.T) {
