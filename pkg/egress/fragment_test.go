@@ -50,19 +50,6 @@ for fam, host in ((socket.AF_INET, sys.argv[2]), (socket.AF_INET6, sys.argv[3]))
     print("fragments", host, frags() - before)
 `
 
-// TestCountFragmentedDatagram: the kernel fragments a datagram larger
-// than the link's MTU after the output hook, so the wall sees, logs and
-// counts it whole, with its port: one attempt, and no entry of a fragment
-// past the first (which holds no ports; nflog.go records such a packet
-// without one, TestParseFragments). The probe's peer (a veth pair, MTU
-// 1,500) echoes a 3,000-byte datagram over IPv4 and IPv6; the probe reads
-// how many fragments its namespace's kernel made.
-//
-// What comes back is counted as the input hook sees it: an IPv4 reply
-// whole (the kernel puts its fragments together before that hook), an
-// IPv6 reply by its first fragment alone (the input hook sees IPv6
-// fragments before they are put together, and those past the first have
-// no ports to find the flow by). docs/egress.md names that limit.
 // fragLoopClient sends one datagram of 65,500 bytes to ::1 port 5999,
 // where nothing listens, in fragments of at most 1,280 bytes (IPV6_MTU,
 // which needs no privilege; the datagram is past the loopback's MTU of
@@ -80,6 +67,19 @@ time.sleep(0.2)
 print("fragments ::1", frags() - before)
 `
 
+// TestCountFragmentedDatagram: the kernel fragments a datagram larger
+// than the link's MTU after the output hook, so the wall sees, logs and
+// counts it whole, with its port: one attempt, and no entry of a fragment
+// past the first (which holds no ports; nflog.go records such a packet
+// without one, TestParseFragments). The probe's peer (a veth pair, MTU
+// 1,500) echoes a 3,000-byte datagram over IPv4 and IPv6; the probe reads
+// how many fragments its namespace's kernel made.
+//
+// What comes back is counted as the input hook sees it: an IPv4 reply
+// whole (the kernel puts its fragments together before that hook), an
+// IPv6 reply by its first fragment alone (the input hook sees IPv6
+// fragments before they are put together, and those past the first have
+// no ports to find the flow by). docs/egress.md names that limit.
 func TestCountFragmentedDatagram(t *testing.T) {
 	dir := probeDir(t, map[string]string{"peer.py": fragPeer, "client.py": fragClient, "loop.py": fragLoopClient})
 	hosts := []string{"192.0.2.2", "2001:db8:1::2"}
