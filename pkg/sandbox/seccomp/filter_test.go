@@ -388,7 +388,7 @@ func TestAssembleRejectsFarJumps(t *testing.T) {
 }
 
 // The running architecture's table must agree with x/sys/unix, entry for
-// entry (nativeNumbers lives in table_$GOARCH_test.go).
+// entry (nativeNumbers lives in table_test.go and table_$GOARCH_test.go).
 func TestNativeTableMatchesUnix(t *testing.T) {
 	a, err := Native()
 	if err != nil {
