@@ -12,103 +12,67 @@ import (
 // bytes through JSON (pathBytes), so names that differ only in invalid
 // bytes stay apart; a valid path has no pathBytes.
 func TestWritePathsSurviveJSON(t *testing.T) {
-	in := []Write{
+	checkWritesJSON(t, []Write{
 		{Path: "bad\xff", Op: OpCreate, Kind: "file"},
 		{Path: "bad\xfe", Op: OpCreate, Kind: "file"},
 		{Path: "bad\uFFFD", Op: OpCreate, Kind: "file"},
 		{Path: "dir/\xc3", Op: OpDelete},
 		{Path: "ok/ünï\ncode", Op: OpModify, Kind: "file"},
-	}
-	b, err := json.Marshal(in)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if n := strings.Count(string(b), `"pathBytes"`); n != 3 {
-		t.Errorf("%d pathBytes in %s, want 3 (only the invalid paths)", n, b)
-	}
-	if !strings.Contains(string(b), "{\"path\":\"ok/ünï\\ncode\",\"op\":\"modify\",\"kind\":\"file\"}") {
-		t.Errorf("a valid path is not written as before: %s", b)
-	}
-	var out []Write
-	if err := json.Unmarshal(b, &out); err != nil {
-		t.Fatal(err)
-	}
-	if len(out) != len(in) {
-		t.Fatalf("%d writes back, want %d", len(out), len(in))
-	}
-	for i := range in {
-		if out[i] != in[i] {
-			t.Errorf("write %d: %q back, want %q", i, out[i].Path, in[i].Path)
-		}
-	}
+	}, "pathBytes", 3, []string{
+		"{\"path\":\"ok/ünï\\ncode\",\"op\":\"modify\",\"kind\":\"file\"}",
+	})
 }
 
 // TestWriteTargetsSurviveJSON: a symlink's target is "target", left out
 // for every other write; one that is not valid UTF-8 keeps its exact bytes
 // through JSON (targetBytes), as a path does.
 func TestWriteTargetsSurviveJSON(t *testing.T) {
-	in := []Write{
+	checkWritesJSON(t, []Write{
 		{Path: "l", Op: OpCreate, Kind: "symlink", Target: "../../.git/hooks/post-commit"},
 		{Path: "m", Op: OpModify, Kind: "symlink", Target: "bad\xff"},
 		{Path: "bad\xfe", Op: OpCreate, Kind: "symlink", Target: "/etc/<passwd>"},
 		{Path: "f", Op: OpCreate, Kind: "file"},
-	}
-	b, err := json.Marshal(in)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, want := range []string{
+	}, "targetBytes", 1, []string{
 		`{"path":"l","op":"create","kind":"symlink","target":"../../.git/hooks/post-commit"}`,
 		`{"path":"m","op":"modify","kind":"symlink","target":"bad�","targetBytes":"YmFk/w=="}`,
 		`{"path":"f","op":"create","kind":"file"}`,
-	} {
-		if !strings.Contains(string(b), want) {
-			t.Errorf("%s is not in %s", want, b)
-		}
-	}
-	if n := strings.Count(string(b), `"targetBytes"`); n != 1 {
-		t.Errorf("%d targetBytes in %s, want 1 (only the invalid target)", n, b)
-	}
-	var out []Write
-	if err := json.Unmarshal(b, &out); err != nil {
-		t.Fatal(err)
-	}
-	if len(out) != len(in) {
-		t.Fatalf("%d writes back, want %d", len(out), len(in))
-	}
-	for i := range in {
-		if out[i] != in[i] {
-			t.Errorf("write %d: %+v back, want %+v", i, out[i], in[i])
-		}
-	}
+	})
 }
 
 // TestWriteFromSurvivesJSON: the old path of a renamed file is "from",
 // left out for every other write; one that is not valid UTF-8 keeps its
 // exact bytes through JSON (fromBytes), as a path does.
 func TestWriteFromSurvivesJSON(t *testing.T) {
-	in := []Write{
+	checkWritesJSON(t, []Write{
 		{Path: "b", Op: OpCreate, Kind: "file", From: "a"},
 		{Path: "d", Op: OpCreate, Kind: "file", From: "bad\xff"},
 		{Path: "bad\xfe", Op: OpCreate, Kind: "file", From: "c<&>"},
 		{Path: "a", Op: OpDelete},
-	}
-	b, err := json.Marshal(in)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, want := range []string{
+	}, "fromBytes", 1, []string{
 		`{"path":"b","op":"create","kind":"file","from":"a"}`,
 		`{"path":"d","op":"create","kind":"file","from":"bad�","fromBytes":"YmFk/w=="}`,
 		`{"path":"bad�","pathBytes":"YmFk/g==","op":"create","kind":"file","from":"c\u003c\u0026\u003e"}`,
 		`{"path":"a","op":"delete"}`,
-	} {
+	})
+}
+
+// checkWritesJSON marshals in and checks that the JSON holds each of
+// contains, that bytesField stands in it n times (once for each value that
+// is not valid UTF-8, and for no other), and that the writes read back
+// exactly as they were.
+func checkWritesJSON(t *testing.T, in []Write, bytesField string, n int, contains []string) {
+	t.Helper()
+	b, err := json.Marshal(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range contains {
 		if !strings.Contains(string(b), want) {
 			t.Errorf("%s is not in %s", want, b)
 		}
 	}
-	if n := strings.Count(string(b), `"fromBytes"`); n != 1 {
-		t.Errorf("%d fromBytes in %s, want 1 (only the invalid from)", n, b)
+	if got := strings.Count(string(b), `"`+bytesField+`"`); got != n {
+		t.Errorf("%d %s in %s, want %d (only the values that are not UTF-8)", got, bytesField, b, n)
 	}
 	var out []Write
 	if err := json.Unmarshal(b, &out); err != nil {
