@@ -136,20 +136,10 @@ func TestOutputPassedOnIsBounded(t *testing.T) {
 	for _, r := range runners(t) {
 		t.Run(r.name, func(t *testing.T) {
 			dir := workTree(t)
-			if r.owner != nil {
-				filepath.Walk(dir, func(p string, _ os.FileInfo, _ error) error {
-					return os.Lchown(p, int(r.owner.Uid), int(r.owner.Gid))
-				})
-			}
 			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 			defer cancel()
-			cmd := exec.CommandContext(ctx, vigilesBin, "run", "--workdir", dir, "--limit-file-size", "1MiB", "--",
+			cmd := vigilesAs(ctx, r, dir, nil, "run", "--workdir", dir, "--limit-file-size", "1MiB", "--",
 				"sh", "-c", `head -c 50000000 /dev/zero; head -c 50000000 /dev/zero >&2; echo written > after`)
-			cmd.Env = []string{"PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"}
-			cmd.Dir = dir
-			if r.cred != nil {
-				cmd.SysProcAttr = &syscall.SysProcAttr{Credential: r.cred}
-			}
 			var stdout, stderr tailWriter
 			cmd.Stdout, cmd.Stderr = &stdout, &stderr
 			if err := cmd.Run(); err != nil {
@@ -349,16 +339,9 @@ func TestHookOnTheCallersTerminal(t *testing.T) {
 			if err := os.WriteFile(filepath.Join(dir, "terminal.py"), []byte(terminalPy), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			if r.owner != nil {
-				filepath.Walk(dir, func(p string, _ os.FileInfo, _ error) error {
-					return os.Lchown(p, int(r.owner.Uid), int(r.owner.Gid))
-				})
-			}
 			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 			defer cancel()
-			cmd := exec.CommandContext(ctx, vigilesBin, "run", "--workdir", dir, "--", "python3", "terminal.py")
-			cmd.Env = []string{"PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", "TERM=xterm"}
-			cmd.Dir = dir
+			cmd := vigilesAs(ctx, r, dir, []string{"TERM=xterm"}, "run", "--workdir", dir, "--", "python3", "terminal.py")
 			cmd.Stdin, cmd.Stdout, cmd.Stderr = pts, pts, pts
 			cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true, Ctty: 0, Credential: r.cred}
 			if err := cmd.Run(); err != nil {
@@ -449,22 +432,9 @@ func TestHookCannotRaiseItsScheduling(t *testing.T) {
 			if err := os.WriteFile(filepath.Join(dir, "scheduling.sh"), []byte(schedulingSh), 0o755); err != nil {
 				t.Fatal(err)
 			}
-			if r.owner != nil {
-				filepath.Walk(dir, func(p string, _ os.FileInfo, _ error) error {
-					return os.Lchown(p, int(r.owner.Uid), int(r.owner.Gid))
-				})
-			}
-			cmd := exec.Command(vigilesBin, "run", "--json", "--workdir", dir, "--", "sh", "scheduling.sh")
-			cmd.Env = []string{"PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"}
-			cmd.Dir = dir
-			cmd.SysProcAttr = &syscall.SysProcAttr{Credential: r.cred}
-			out, err := cmd.Output()
-			var res result
-			if jerr := json.Unmarshal(out, &res); jerr != nil {
-				t.Fatalf("vigiles did not report (%v, %v): %s", err, jerr, out)
-			}
-			if res.Tier != "confined" || res.Error != "" {
-				t.Fatalf("tier %s, error %q, refusal %q", res.Tier, res.Error, res.Refusal)
+			res := vigiles(t, r, dir, nil, "--", "sh", "scheduling.sh")
+			if res.Error != "" {
+				t.Fatalf("vigiles' error: %q", res.Error)
 			}
 			checkAttempts(t, res, 6)
 		})
@@ -559,58 +529,12 @@ func TestInotifyOfTheHostUidIsLeft(t *testing.T) {
 	requireRoot(t, "the host's side runs as the sandbox's host uid")
 	for _, r := range runners(t) {
 		t.Run(r.name, func(t *testing.T) {
-			dir := workTree(t)
-			if err := os.WriteFile(filepath.Join(dir, "inotify.py"), []byte(inotifyHoldPy), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			if r.owner != nil {
-				filepath.Walk(dir, func(p string, _ os.FileInfo, _ error) error {
-					return os.Lchown(p, int(r.owner.Uid), int(r.owner.Gid))
-				})
-			}
-			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-			defer cancel()
-			cmd := exec.CommandContext(ctx, vigilesBin, "run", "--workdir", dir, "--stdin", "-", "--", "python3", "inotify.py")
-			cmd.Env = []string{"PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"}
-			cmd.Dir = dir
-			cmd.SysProcAttr = &syscall.SysProcAttr{Credential: r.cred}
-			stdin, err := cmd.StdinPipe()
-			if err != nil {
-				t.Fatal(err)
-			}
-			stdout, err := cmd.StdoutPipe()
-			if err != nil {
-				t.Fatal(err)
-			}
-			var stderr bytes.Buffer
-			cmd.Stderr = &stderr
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
-			}
-			var held, hostUID int
-			_, serr := fmt.Fscanf(stdout, "held %d host-uid %d\n", &held, &hostUID)
-			if serr == nil {
-				// The hook holds them now: a program of its host uid opens one.
-				probe := exec.Command("/usr/bin/python3", "-c", `import ctypes, os, sys
+			// A program of the hook's host uid opens one while the hook
+			// holds all it could.
+			checkHostUIDLeft(t, r, "inotify.py", inotifyHoldPy, `import ctypes, os, sys
 l = ctypes.CDLL(None, use_errno=True)
 fd = l.inotify_init()
-sys.exit(0 if fd >= 0 else os.strerror(ctypes.get_errno()))`)
-				probe.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: uint32(hostUID), Gid: 65534}}
-				if out, err := probe.CombinedOutput(); err != nil {
-					t.Errorf("while the hook held %d inotify instances, uid %d on the host could open none: %v %s", held, hostUID, err, out)
-				}
-				if held > 32 {
-					t.Errorf("the hook held %d inotify instances, want at most 32", held)
-				}
-			}
-			stdin.Close()
-			rest, _ := io.ReadAll(stdout)
-			if err := cmd.Wait(); err != nil || serr != nil {
-				t.Fatalf("vigiles: %v; reading the hook's count: %v; stdout %q, stderr %q", err, serr, rest, stderr.String())
-			}
-			if !bytes.Contains(rest, []byte("released")) {
-				t.Errorf("the hook did not run to its end: stdout %q, stderr %q", rest, stderr.String())
-			}
+sys.exit(0 if fd >= 0 else os.strerror(ctypes.get_errno()))`, 0, 32, "inotify instances", "open one")
 		})
 	}
 }

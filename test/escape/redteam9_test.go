@@ -225,17 +225,9 @@ type holding struct {
 // the hook's first line of output.
 func startHolding(t *testing.T, r runner, dir string, args ...string) *holding {
 	t.Helper()
-	if r.owner != nil {
-		filepath.Walk(dir, func(p string, _ os.FileInfo, _ error) error {
-			return os.Lchown(p, int(r.owner.Uid), int(r.owner.Gid))
-		})
-	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	h := &holding{stderr: &bytes.Buffer{}, cancel: cancel}
-	h.cmd = exec.CommandContext(ctx, vigilesBin, append([]string{"run", "--workdir", dir, "--stdin", "-"}, args...)...)
-	h.cmd.Env = []string{"PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"}
-	h.cmd.Dir = dir
-	h.cmd.SysProcAttr = &syscall.SysProcAttr{Credential: r.cred}
+	h.cmd = vigilesAs(ctx, r, dir, nil, append([]string{"run", "--workdir", dir, "--stdin", "-"}, args...)...)
 	h.cmd.Stderr = h.stderr
 	var err error
 	if h.stdin, err = h.cmd.StdinPipe(); err != nil {
@@ -269,6 +261,36 @@ func (h *holding) finish(t *testing.T) {
 	}
 }
 
+// checkHostUIDLeft runs the script py, saved as name in a fresh work
+// tree, as r: it holds all it may of something the kernel counts per uid
+// (what), says "held N host-uid U", and holds them until its stdin ends.
+// While it holds them, probe, a python program that exits 0 where it got
+// one (to do what it tried), runs on the host as uid U and must succeed,
+// and the hook must have held least to most; the run must end as the
+// hook did.
+func checkHostUIDLeft(t *testing.T, r runner, name, py, probe string, least, most int, what, todo string) {
+	t.Helper()
+	dir := workTree(t)
+	if err := os.WriteFile(filepath.Join(dir, name), []byte(py), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	h := startHolding(t, r, dir, "--", "python3", name)
+	var held, hostUID int
+	if _, err := fmt.Sscanf(h.first, "held %d host-uid %d\n", &held, &hostUID); err != nil {
+		h.finish(t)
+		t.Fatalf("reading the hook's count from %q: %v", h.first, err)
+	}
+	cmd := exec.Command("/usr/bin/python3", "-c", probe)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: uint32(hostUID), Gid: 65534}}
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Errorf("while the hook held %d %s, uid %d on the host could not %s: %v %s", held, what, hostUID, todo, err, out)
+	}
+	if held < least || held > most {
+		t.Errorf("the hook held %d %s, want %d to %d", held, what, least, most)
+	}
+	h.finish(t)
+}
+
 // TestSignalQueueOfTheHostUidIsLeft: the kernel counts the signals
 // queued and not yet taken per user, in the sandbox's user namespace and
 // in the host's, and checks a host process's queue against its uid's
@@ -285,30 +307,12 @@ func TestSignalQueueOfTheHostUidIsLeft(t *testing.T) {
 	requireRoot(t, "the host's side runs as the sandbox's host uid")
 	for _, r := range runners(t) {
 		t.Run(r.name, func(t *testing.T) {
-			dir := workTree(t)
-			if err := os.WriteFile(filepath.Join(dir, "sighold.py"), []byte(sigHoldPy), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			h := startHolding(t, r, dir, "--", "python3", "sighold.py")
-			var held, hostUID int
-			if _, err := fmt.Sscanf(h.first, "held %d host-uid %d\n", &held, &hostUID); err != nil {
-				h.finish(t)
-				t.Fatalf("reading the hook's count from %q: %v", h.first, err)
-			}
-			// The hook holds them now: a program of its host uid makes a
-			// timer, which takes a place in its queue.
-			probe := exec.Command("/usr/bin/python3", "-c", `import ctypes, os, sys
+			// A program of the hook's host uid makes a timer, which takes
+			// a place in its queue, while the hook holds all it could.
+			checkHostUIDLeft(t, r, "sighold.py", sigHoldPy, `import ctypes, os, sys
 l = ctypes.CDLL(None, use_errno=True)
 t = ctypes.c_void_p()
-sys.exit(0 if l.timer_create(1, None, ctypes.byref(t)) == 0 else os.strerror(ctypes.get_errno()))`)
-			probe.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: uint32(hostUID), Gid: 65534}}
-			if out, err := probe.CombinedOutput(); err != nil {
-				t.Errorf("while the hook held %d queued signals, uid %d on the host could make no timer: %v %s", held, hostUID, err, out)
-			}
-			if held > 1024 || held == 0 {
-				t.Errorf("the hook held %d queued signals, want 1 to 1,024", held)
-			}
-			h.finish(t)
+sys.exit(0 if l.timer_create(1, None, ctypes.byref(t)) == 0 else os.strerror(ctypes.get_errno()))`, 1, 1024, "queued signals", "make a timer")
 		})
 	}
 }
