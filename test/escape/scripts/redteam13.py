@@ -8,16 +8,11 @@
 # Each attempt prints "ok: WHAT: ERRNO" when it answered as the round
 # pinned it (refused, or done where it only reads) and "ESCAPE: WHAT"
 # otherwise; the last line says how many ran.
-import ctypes, errno, os, stat, struct
-libc = ctypes.CDLL(None, use_errno=True)
+import ctypes, errno, os, stat, struct, sys
+sys.dont_write_bytecode = True
+from attempts import libc, name, attempt, finish
 libc.ioctl.argtypes = [ctypes.c_int, ctypes.c_ulong, ctypes.c_void_p]
 owned = os.environ.get("OWNED") == "1"
-ran = 0
-
-def name(e):
-    if e == errno.EOPNOTSUPP:
-        return "EOPNOTSUPP"  # Python names it ENOTSUP: one number on Linux
-    return errno.errorcode.get(e, str(e))
 
 def ioctl(fd, req, arg=None, size=None):
     """ioctl(fd, req) with arg's bytes in a buffer of size (or an int
@@ -30,14 +25,6 @@ def ioctl(fd, req, arg=None, size=None):
         b = ctypes.create_string_buffer(arg or b"", size or len(arg))
         r = libc.ioctl(fd, req, b)
     return "0" if r >= 0 else name(ctypes.get_errno())
-
-def attempt(what, got, want):
-    global ran
-    ran += 1
-    if got in want:
-        print(f"ok: {what}: {got}", flush=True)
-    else:
-        print(f"ESCAPE: {what}: {got}, want {' or '.join(want)}", flush=True)
 
 # What the read-only root answers a change through a file the hook owns,
 # and what the kernel answers first where it does not.
@@ -215,4 +202,4 @@ blk = [os.path.join(r, n) for r, _, ns in os.walk("/dev") for n in ns
        if stat.S_ISBLK(os.lstat(os.path.join(r, n)).st_mode)]
 attempt("block devices in /dev", "none" if not blk else " ".join(blk), ["none"])
 os.close(tree)
-print("ran", ran)
+finish()

@@ -6,9 +6,9 @@
 # which it only reads (but under --root-sandbox, where ROOTOWNED is 1).
 # Each attempt prints "ok: WHAT: ANSWER" when it answered as the round
 # pinned it and "ESCAPE: WHAT" otherwise; the last line says how many ran.
-import ctypes, errno, os, struct
-libc = ctypes.CDLL(None, use_errno=True)
-libc.syscall.restype = ctypes.c_long
+import ctypes, errno, os, struct, sys
+sys.dont_write_bytecode = True
+from attempts import libc, name, sc, attempt, finish
 libc.mmap.restype = ctypes.c_void_p
 libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_long]
 libc.madvise.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]
@@ -16,27 +16,6 @@ libc.mincore.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_char_p]
 owned = os.environ.get("OWNED") == "1"
 hostpid = int(os.environ.get("HOSTPID", "0"))
 hostuid = int(os.environ.get("HOSTUID", "-1"))
-ran = 0
-
-def name(e):
-    if e == errno.EOPNOTSUPP:
-        return "EOPNOTSUPP"  # Python names it ENOTSUP: one number on Linux
-    return errno.errorcode.get(e, str(e))
-
-def sc(nr, *args):
-    """The system call nr's answer: "0" (or what it returned) or the
-    errno's name."""
-    r = libc.syscall(ctypes.c_long(nr), *[ctypes.c_long(a) if isinstance(a, int) else a for a in args])
-    return str(r) if r >= 0 else name(ctypes.get_errno())
-
-def attempt(what, got, want):
-    global ran
-    ran += 1
-    if got in want:
-        print(f"ok: {what}: {got}", flush=True)
-    else:
-        print(f"ESCAPE: {what}: {got}, want {' or '.join(want)}", flush=True)
-
 x86 = os.uname().machine == "x86_64"
 NR = dict(ioprio_set=251, sched_setattr=314, sched_getattr=315, membarrier=324, mbind=237, set_mempolicy=238,
           migrate_pages=256, move_pages=279, cachestat=451, setpriority=141) if x86 else \
@@ -140,4 +119,4 @@ for label, path, mine in (("the uid's own", os.environ["OWNFILE"], owned), ("roo
         for what, adv in (("MADV_WILLNEED", 3), ("MADV_POPULATE_READ", 22), ("MADV_HUGEPAGE", 14)):
             attempt(f"madvise({label} host file, {what})", "0" if libc.madvise(m, 16 * 4096, adv) == 0 else name(ctypes.get_errno()), ["0"])
     os.close(fd)
-print("ran", ran)
+finish()

@@ -16,28 +16,8 @@
 # policy, I/O priority and CPUs are read back at the end; the last line
 # says how many ran.
 import ctypes, errno, os, struct, subprocess, sys
-libc = ctypes.CDLL(None, use_errno=True)
-libc.syscall.restype = ctypes.c_long
-ran = 0
-
-def name(e):
-    if e == errno.EOPNOTSUPP:
-        return "EOPNOTSUPP"  # Python names it ENOTSUP: one number on Linux
-    return errno.errorcode.get(e, str(e))
-
-def sc(nr, *args):
-    """The system call nr's answer: "0" (or what it returned) or the
-    errno's name."""
-    r = libc.syscall(ctypes.c_long(nr), *[ctypes.c_long(a) if isinstance(a, int) else a for a in args])
-    return str(r) if r >= 0 else name(ctypes.get_errno())
-
-def attempt(what, got, want):
-    global ran
-    ran += 1
-    if got in want:
-        print(f"ok: {what}: {got}", flush=True)
-    else:
-        print(f"ESCAPE: {what}: {got}, want {' or '.join(want)}", flush=True)
+sys.dont_write_bytecode = True
+from attempts import libc, name, sc, attempt, finish
 
 x86 = os.uname().machine == "x86_64"
 NR = dict(setpriority=141, sched_setparam=142, sched_setscheduler=144, sched_setaffinity=203,
@@ -136,4 +116,4 @@ elif way == "own":
 after = threads(1)
 changed = {t: (before[t], after[t]) for t in before if t in after and before[t] != after[t]}
 attempt("pid 1's threads' scheduling read back", "as before" if not changed else f"changed {changed}", ["as before"])
-print(f"ran {ran}", flush=True)
+finish()

@@ -3,27 +3,9 @@
 # pid or a pidfd. Each attempt prints "ok: WHAT: ANSWER" when it answered
 # as the round pinned it and "ESCAPE: WHAT" otherwise; the last line says
 # how many ran.
-import ctypes, errno, os, signal
-libc = ctypes.CDLL(None, use_errno=True)
-libc.syscall.restype = ctypes.c_long
-ran = 0
-
-def name(e):
-    if e == errno.EOPNOTSUPP:
-        return "EOPNOTSUPP"
-    return errno.errorcode.get(e, str(e))
-
-def sc(nr, *args):
-    r = libc.syscall(ctypes.c_long(nr), *[ctypes.c_long(a) if isinstance(a, int) else a for a in args])
-    return str(r) if r >= 0 else name(ctypes.get_errno())
-
-def attempt(what, got, want):
-    global ran
-    ran += 1
-    if got in want:
-        print(f"ok: {what}: {got}", flush=True)
-    else:
-        print(f"ESCAPE: {what}: {got}, want {' or '.join(want)}", flush=True)
+import ctypes, errno, os, signal, sys
+sys.dont_write_bytecode = True
+from attempts import libc, name, sc, attempt, finish
 
 x86 = os.uname().machine == "x86_64"
 NR = dict(kcmp=312, migrate_pages=256, move_pages=279, get_robust_list=274, pidfd_open=434,
@@ -108,4 +90,4 @@ pidfd = int(sc(NR["pidfd_open"], 1, 0))
 attempt("process_mrelease(pid 1)", sc(NR["process_mrelease"], pidfd, 0), ["EINVAL"])
 for sig in (signal.SIGSTOP, signal.SIGTERM, signal.SIGKILL):
     attempt(f"pidfd_send_signal(pid 1, {sig.name})", sc(NR["pidfd_send_signal"], pidfd, int(sig), 0, 0), ["0"])
-print(f"ran {ran}", flush=True)
+finish()
