@@ -49,37 +49,15 @@ const prPayload = `{
   "repository": {"full_name": "octo/plugins"}
 }`
 
-// githubAPI records requests to a fake GitHub (GHES-style, under
-// /api/v3/) and answers with status when it is non-zero.
-type githubAPI struct {
-	mu     sync.Mutex
-	status int
-	reqs   []apiRequest
-}
-
-type apiRequest struct {
-	Method, Path, Auth string
-	Body               map[string]any
-}
-
-func (g *githubAPI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	b, _ := io.ReadAll(r.Body)
-	var m map[string]any
-	_ = json.Unmarshal(b, &m)
-	g.mu.Lock()
-	g.reqs = append(g.reqs, apiRequest{r.Method, r.URL.Path, r.Header.Get("Authorization"), m})
-	status := g.status
-	g.mu.Unlock()
-	w.Header().Set("Content-Type", "application/json")
-	if status != 0 {
-		w.WriteHeader(status)
-		fmt.Fprint(w, `{"message":"Resource not accessible by integration"}`)
-		return
-	}
-	if r.Method == http.MethodPost {
-		w.WriteHeader(http.StatusCreated)
-	}
-	fmt.Fprint(w, `{"id":7,"html_url":"https://ghes.example/octo/plugins/runs/7"}`)
+// newGitHubAPI is a fake GitHub (GHES-style, under /api/v3/) that
+// answers every request it does not refuse as check run 7.
+func newGitHubAPI() *annotatetest.GitHubAPI {
+	return &annotatetest.GitHubAPI{Answer: func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodPost {
+			w.WriteHeader(http.StatusCreated)
+		}
+		fmt.Fprint(w, `{"id":7,"html_url":"https://ghes.example/octo/plugins/runs/7"}`)
+	}}
 }
 
 // recordingExecutor runs hooks through runnertest.Direct and keeps every
@@ -100,7 +78,7 @@ func (e *recordingExecutor) Run(ctx context.Context, spec sandbox.Spec) (*sandbo
 // the event file, the file-command files and a GitHub API.
 type simulatedStep struct {
 	env      map[string]string
-	api      *githubAPI
+	api      *annotatetest.GitHubAPI
 	srv      *httptest.Server
 	exec     *recordingExecutor
 	stdout   bytes.Buffer
@@ -120,7 +98,7 @@ func fixtureRepo(t *testing.T) string {
 
 func newStep(t *testing.T, inputs map[string]string) *simulatedStep {
 	t.Helper()
-	s := &simulatedStep{api: &githubAPI{}, exec: &recordingExecutor{}}
+	s := &simulatedStep{api: newGitHubAPI(), exec: &recordingExecutor{}}
 	s.srv = httptest.NewServer(s.api)
 	t.Cleanup(s.srv.Close)
 
@@ -181,7 +159,7 @@ func (s *simulatedStep) failedOwnError(t *testing.T, why string) {
 		t.Fatalf("exit %d, want 125\n%s", s.exitCode, s.stderr.String())
 	}
 	var posts int
-	for _, r := range s.api.reqs {
+	for _, r := range s.api.Requests() {
 		if r.Method != http.MethodPost {
 			continue
 		}
@@ -252,10 +230,10 @@ func TestActionEndToEnd(t *testing.T) {
 		t.Fatalf("exit code %d, want 1 (a failing expectation)\nstdout:\n%s\nstderr:\n%s", s.exitCode, s.stdout.String(), s.stderr.String())
 	}
 	// Check run: on the PR head, through the GHES base URL, with the token.
-	if len(s.api.reqs) == 0 {
+	if len(s.api.Requests()) == 0 {
 		t.Fatalf("no check-run request; stdout:\n%s", s.stdout.String())
 	}
-	first := s.api.reqs[0]
+	first := s.api.Requests()[0]
 	if first.Method != "POST" || first.Path != "/api/v3/repos/octo/plugins/check-runs" {
 		t.Errorf("first request %s %s", first.Method, first.Path)
 	}
@@ -334,7 +312,7 @@ func TestActionEndToEnd(t *testing.T) {
 func TestActionForkTokenFallsBack(t *testing.T) {
 	t.Setenv("INPUT_GITHUB-TOKEN", testToken)
 	s := newStep(t, map[string]string{"command": "test"})
-	s.api.status = http.StatusForbidden
+	s.api.Status = http.StatusForbidden
 	s.run(t)
 	if s.exitCode != 1 {
 		t.Fatalf("exit code %d, want 1 from the findings (the 403 itself must not fail)\n%s", s.exitCode, s.stderr.String())
@@ -469,7 +447,7 @@ func TestActionFailLevelNone(t *testing.T) {
 	if s.exitCode != 0 {
 		t.Fatalf("exit code %d with fail-level none\n%s", s.exitCode, s.stderr.String())
 	}
-	if len(s.api.reqs) != 0 {
+	if len(s.api.Requests()) != 0 {
 		t.Errorf("check-run false still called the API")
 	}
 	if out := outputs(t, s.file(t, "GITHUB_OUTPUT")); out["failed"] != "0" || out["verdict"] != "fail" {
@@ -494,7 +472,7 @@ func TestActionTooManyRunsIsVigilesOwnError(t *testing.T) {
 	if out := outputs(t, s.file(t, "GITHUB_OUTPUT")); out["verdict"] != "error" {
 		t.Errorf("outputs %v, want verdict=error", out)
 	}
-	for _, r := range s.api.reqs {
+	for _, r := range s.api.Requests() {
 		if r.Method == http.MethodPost && r.Body["conclusion"] != "failure" {
 			t.Errorf("check run concludes %v, want failure", r.Body["conclusion"])
 		}
@@ -737,10 +715,10 @@ func TestActionOnExamples(t *testing.T) {
 	if code := exitCode(err, &s.stderr, true); code != 1 {
 		t.Fatalf("exit code %d, want 1 (two broken promises)\nstdout:\n%s\nstderr:\n%s", code, s.stdout.String(), s.stderr.String())
 	}
-	if len(s.api.reqs) == 0 || s.api.reqs[0].Body["head_sha"] != prHeadSHA {
-		t.Fatalf("no check run on the PR head: %+v", s.api.reqs)
+	if len(s.api.Requests()) == 0 || s.api.Requests()[0].Body["head_sha"] != prHeadSHA {
+		t.Fatalf("no check run on the PR head: %+v", s.api.Requests())
 	}
-	anns := s.api.reqs[0].Body["output"].(map[string]any)["annotations"].([]any)
+	anns := s.api.Requests()[0].Body["output"].(map[string]any)["annotations"].([]any)
 	onConfig := 0
 	for _, a := range anns {
 		if a.(map[string]any)["path"] == ".vigiles.yml" && a.(map[string]any)["annotation_level"] == "failure" {
@@ -805,10 +783,10 @@ func TestActionMergeShards(t *testing.T) {
 	if s.exitCode != 1 {
 		t.Fatalf("exit code %d\n%s\n%s", s.exitCode, s.stdout.String(), s.stderr.String())
 	}
-	if len(s.api.reqs) != 1 {
-		t.Fatalf("%d check-run requests, want 1", len(s.api.reqs))
+	if len(s.api.Requests()) != 1 {
+		t.Fatalf("%d check-run requests, want 1", len(s.api.Requests()))
 	}
-	body := s.api.reqs[0].Body
+	body := s.api.Requests()[0].Body
 	if body["name"] != "vigiles audit / vigiles" {
 		t.Errorf("check name %v", body["name"])
 	}
@@ -1202,10 +1180,10 @@ func TestActionCheckNameNamesTheConfig(t *testing.T) {
 			t.Fatal(err)
 		}
 		s.run(t)
-		if len(s.api.reqs) == 0 {
+		if len(s.api.Requests()) == 0 {
 			t.Fatalf("config %q: no check run\n%s", config, s.stdout.String())
 		}
-		names[config], _ = s.api.reqs[0].Body["name"].(string)
+		names[config], _ = s.api.Requests()[0].Body["name"].(string)
 	}
 	if names[""] != "vigiles test / vigiles" || names[".vigiles.yml"] != names[""] {
 		t.Errorf("names with the default config = %q, %q; want %q", names[""], names[".vigiles.yml"], "vigiles test / vigiles")
@@ -1226,10 +1204,10 @@ func TestActionCheckNameNamesTheConfig(t *testing.T) {
 			t.Fatal(err)
 		}
 		s.run(t)
-		if len(s.api.reqs) == 0 {
+		if len(s.api.Requests()) == 0 {
 			t.Fatalf("working-directory %q: no check run\n%s", wd, s.stdout.String())
 		}
-		if name, _ := s.api.reqs[0].Body["name"].(string); name != names["strict.yml"] {
+		if name, _ := s.api.Requests()[0].Body["name"].(string); name != names["strict.yml"] {
 			t.Errorf("working-directory %q: check run %q, want %q as without it", wd, name, names["strict.yml"])
 		}
 	}
@@ -1309,10 +1287,10 @@ func TestActionWorkflowRunCheckRunCommit(t *testing.T) {
 				}
 			}
 			s.run(t)
-			if len(s.api.reqs) == 0 {
+			if len(s.api.Requests()) == 0 {
 				t.Fatalf("no check run (exit %d)\n%s\n%s", s.exitCode, s.stdout.String(), s.stderr.String())
 			}
-			if got := s.api.reqs[0].Body["head_sha"]; got != tc.want {
+			if got := s.api.Requests()[0].Body["head_sha"]; got != tc.want {
 				t.Errorf("check run on %v, want %s", got, tc.want)
 			}
 		})

@@ -38,7 +38,7 @@ func TestActionHugeReportKeepsGitHubLimits(t *testing.T) {
 			t.Fatalf("exit %d, want 1\n%s", s.exitCode, s.stderr.String())
 		}
 		total := 0
-		for _, r := range s.api.reqs {
+		for _, r := range s.api.Requests() {
 			if r.Method != http.MethodPost && r.Method != http.MethodPatch {
 				continue
 			}
@@ -77,7 +77,7 @@ func TestActionHugeReportKeepsGitHubLimits(t *testing.T) {
 	})
 	t.Run("fork token", func(t *testing.T) {
 		s := newStep(t, map[string]string{"command": "test", "github-token": testToken})
-		s.api.status = http.StatusForbidden
+		s.api.Status = http.StatusForbidden
 		s.runCanned(t, huge(), nil)
 		if s.exitCode != 1 {
 			t.Fatalf("exit %d, want 1\n%s", s.exitCode, s.stderr.String())

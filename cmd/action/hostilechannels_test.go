@@ -79,7 +79,7 @@ func (s *simulatedStep) runTreeConfined(t *testing.T, files map[string]string) {
 func newHostileStep(t *testing.T) *simulatedStep {
 	t.Helper()
 	s := newStep(t, map[string]string{"command": "audit", "fail-level": "error", "sarif": "v.sarif", "hook-logs": "true", "github-token": testToken})
-	s.api.status = http.StatusForbidden
+	s.api.Status = http.StatusForbidden
 	return s
 }
 
@@ -262,7 +262,7 @@ func checkStepInert(t *testing.T, s *simulatedStep) (string, *report.Report) {
 
 	// The check run: what the action posted and patched.
 	var posted int
-	for _, r := range s.api.reqs {
+	for _, r := range s.api.Requests() {
 		if r.Method != http.MethodPost && r.Method != http.MethodPatch {
 			continue
 		}
@@ -492,7 +492,7 @@ func TestActionHostilePacketNamesAreInert(t *testing.T) {
 		t.Fatal(err)
 	}
 	var posted strings.Builder
-	for _, r := range s.api.reqs {
+	for _, r := range s.api.Requests() {
 		json.NewEncoder(&posted).Encode(r.Body)
 	}
 	for where, text := range map[string]string{"the annotations": outsideHookLogs(s.stdout.String()), "the check run": posted.String(), "the SARIF file": string(sarif)} {

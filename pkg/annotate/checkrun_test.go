@@ -20,6 +20,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/vigiles/action/pkg/annotate/annotatetest"
 	"github.com/vigiles/action/pkg/report"
 )
 
@@ -29,16 +30,10 @@ const (
 	token    = "ghs_testtoken"
 )
 
-type recorded struct {
-	Method, Path, Auth string
-	Body               map[string]any
-}
-
-// fakeGitHub is a GitHub API that records check-run requests.
+// fakeGitHub is a GitHub API that records check-run requests; its
+// check run is 42.
 type fakeGitHub struct {
-	mu     sync.Mutex
-	reqs   []recorded
-	status int // answer every request with this status when non-zero
+	annotatetest.GitHubAPI
 	// failPatch, when non-zero, answers the failPatch-th update (1-based)
 	// with 422 and message.
 	failPatch int
@@ -46,23 +41,16 @@ type fakeGitHub struct {
 	// failStatus answers failed updates; 0 means 422.
 	failStatus int
 	message    string
-	patches    int
+
+	mu      sync.Mutex
+	patches int
 }
 
 func (f *fakeGitHub) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	body, _ := io.ReadAll(r.Body)
-	var m map[string]any
-	_ = json.Unmarshal(body, &m)
-	f.mu.Lock()
-	f.reqs = append(f.reqs, recorded{r.Method, r.URL.Path, r.Header.Get("Authorization"), m})
-	status := f.status
-	f.mu.Unlock()
-	w.Header().Set("Content-Type", "application/json")
-	if status != 0 {
-		w.WriteHeader(status)
-		fmt.Fprint(w, `{"message":"Resource not accessible by integration","documentation_url":"https://docs.github.com/rest"}`)
-		return
-	}
+	f.Serve(w, r, f.answer)
+}
+
+func (f *fakeGitHub) answer(w http.ResponseWriter, r *http.Request) {
 	switch {
 	case r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/check-runs"):
 		w.WriteHeader(http.StatusCreated)
@@ -152,7 +140,7 @@ func TestCheckRunBatchesOnHeadSHA(t *testing.T) {
 		Annotations                                       int
 	}
 	var got []call
-	for _, r := range fake.reqs {
+	for _, r := range fake.Requests() {
 		c := call{Method: r.Method, Path: r.Path, Auth: r.Auth}
 		c.SHA, _ = r.Body["head_sha"].(string)
 		c.Name, _ = r.Body["name"].(string)
@@ -176,7 +164,7 @@ func TestCheckRunBatchesOnHeadSHA(t *testing.T) {
 		t.Errorf("check-run requests (-want +got):\n%s", diff)
 	}
 	// The first batch holds the most severe findings.
-	first := fake.reqs[0].Body["output"].(map[string]any)["annotations"].([]any)
+	first := fake.Requests()[0].Body["output"].(map[string]any)["annotations"].([]any)
 	for i, a := range first {
 		want := "failure"
 		if i >= 40 {
@@ -204,10 +192,10 @@ func TestCheckRunSummaryIsCut(t *testing.T) {
 	defer srv.Close()
 	r := manyFindings(400) // ~400 rows of 300+ characters: well over 65,535
 	publish(t, r, prEnv(t, srv.URL+"/api/v3"), srv.Client())
-	if len(fake.reqs) != 8 {
-		t.Fatalf("%d requests, want 8 (400 annotations in batches of 50)", len(fake.reqs))
+	if len(fake.Requests()) != 8 {
+		t.Fatalf("%d requests, want 8 (400 annotations in batches of 50)", len(fake.Requests()))
 	}
-	for i, req := range fake.reqs {
+	for i, req := range fake.Requests() {
 		s := req.Body["output"].(map[string]any)["summary"].(string)
 		if n := utf8.RuneCountInString(s); n > MaxCheckRunSummaryChars {
 			t.Errorf("request %d: summary has %d characters, limit %d", i, n, MaxCheckRunSummaryChars)
@@ -223,13 +211,13 @@ func TestCheckRunAnnotationCap(t *testing.T) {
 	srv := httptest.NewServer(fake)
 	defer srv.Close()
 	publish(t, manyFindings(MaxCheckRunAnnotations+130), prEnv(t, srv.URL+"/api/v3"), srv.Client())
-	if want := MaxCheckRunAnnotations / MaxCheckRunAnnotationsPerRequest; len(fake.reqs) != want {
-		t.Fatalf("%d requests, want %d", len(fake.reqs), want)
+	if want := MaxCheckRunAnnotations / MaxCheckRunAnnotationsPerRequest; len(fake.Requests()) != want {
+		t.Fatalf("%d requests, want %d", len(fake.Requests()), want)
 	}
-	if first := fake.reqs[0].Body; first["status"] != "completed" {
+	if first := fake.Requests()[0].Body; first["status"] != "completed" {
 		t.Errorf("the create does not complete the run: %v", first["status"])
 	}
-	last := fake.reqs[len(fake.reqs)-1].Body
+	last := fake.Requests()[len(fake.Requests())-1].Body
 	s := last["output"].(map[string]any)["summary"].(string)
 	if !strings.Contains(s, "**130 more annotations not posted**") || utf8.RuneCountInString(s) > MaxCheckRunSummaryChars {
 		t.Errorf("summary does not count what was not posted, or is too long (%d)", utf8.RuneCountInString(s))
@@ -248,7 +236,7 @@ func TestCheckRunFallsBack(t *testing.T) {
 		{"server error", http.StatusInternalServerError, "the GitHub API failed"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			fake := &fakeGitHub{status: tc.status}
+			fake := &fakeGitHub{GitHubAPI: annotatetest.GitHubAPI{Status: tc.status}}
 			srv := httptest.NewServer(fake)
 			defer srv.Close()
 			env := prEnv(t, srv.URL+"/api/v3")
@@ -289,13 +277,13 @@ func TestCheckRunCompletedWhenAnUpdateFails(t *testing.T) {
 	srv := httptest.NewServer(fake)
 	defer srv.Close()
 	res, log, sum := publish(t, manyFindings(60), prEnv(t, srv.URL+"/api/v3"), srv.Client())
-	if len(fake.reqs) != 3 {
-		t.Fatalf("%d requests, want 3 (create, the refused update, the one that says so)", len(fake.reqs))
+	if len(fake.Requests()) != 3 {
+		t.Fatalf("%d requests, want 3 (create, the refused update, the one that says so)", len(fake.Requests()))
 	}
-	if first := fake.reqs[0].Body; first["status"] != "completed" || first["conclusion"] != "failure" {
+	if first := fake.Requests()[0].Body; first["status"] != "completed" || first["conclusion"] != "failure" {
 		t.Errorf("create: status %v conclusion %v, want completed failure", first["status"], first["conclusion"])
 	}
-	if s := fake.reqs[2].Body["output"].(map[string]any)["summary"].(string); !strings.Contains(s, "Not every annotation could be posted") {
+	if s := fake.Requests()[2].Body["output"].(map[string]any)["summary"].(string); !strings.Contains(s, "Not every annotation could be posted") {
 		t.Errorf("last summary does not say annotations are missing")
 	}
 	if !res.FellBack || res.CheckRunURL == "" {
@@ -354,10 +342,10 @@ func TestPublishErrFails(t *testing.T) {
 			if r.Verdict != report.VerdictPass {
 				t.Errorf("Publish changed the caller's report: verdict %s", r.Verdict)
 			}
-			if len(fake.reqs) != 1 {
-				t.Fatalf("%d requests, want 1", len(fake.reqs))
+			if len(fake.Requests()) != 1 {
+				t.Fatalf("%d requests, want 1", len(fake.Requests()))
 			}
-			body := fake.reqs[0].Body
+			body := fake.Requests()[0].Body
 			if body["conclusion"] != "failure" {
 				t.Errorf("conclusion %v, want failure", body["conclusion"])
 			}
@@ -735,17 +723,17 @@ func TestCheckRunSummaryBytes(t *testing.T) {
 				Conclusion: "failure", Title: "t", Summary: summary, Findings: manyFindings(tc.findings).Findings})
 			tc.fake.mu.Lock()
 			defer tc.fake.mu.Unlock()
-			if len(tc.fake.reqs) == 0 {
+			if len(tc.fake.Requests()) == 0 {
 				t.Fatal("no request")
 			}
-			for i, req := range tc.fake.reqs {
+			for i, req := range tc.fake.Requests() {
 				out, _ := req.Body["output"].(map[string]any)
 				s, _ := out["summary"].(string)
 				if len(s) > MaxCheckRunSummaryChars || !utf8.ValidString(s) {
 					t.Errorf("request %d: summary of %d bytes (valid UTF-8: %v), GitHub takes at most %d", i, len(s), utf8.ValidString(s), MaxCheckRunSummaryChars)
 				}
 			}
-			last, _ := tc.fake.reqs[len(tc.fake.reqs)-1].Body["output"].(map[string]any)
+			last, _ := tc.fake.Requests()[len(tc.fake.Requests())-1].Body["output"].(map[string]any)
 			if s, _ := last["summary"].(string); !strings.Contains(s, "**") {
 				t.Errorf("the last summary lost its note: %q", s[max(0, len(s)-200):])
 			}
@@ -784,10 +772,10 @@ func TestCheckRunStartedWhenTheStepBegan(t *testing.T) {
 			}
 			fake.mu.Lock()
 			defer fake.mu.Unlock()
-			if len(fake.reqs) == 0 || fake.reqs[0].Method != http.MethodPost {
-				t.Fatalf("requests = %+v, want a POST first", fake.reqs)
+			if len(fake.Requests()) == 0 || fake.Requests()[0].Method != http.MethodPost {
+				t.Fatalf("requests = %+v, want a POST first", fake.Requests())
 			}
-			b := fake.reqs[0].Body
+			b := fake.Requests()[0].Body
 			if b["started_at"] != tc.want || b["completed_at"] != "2026-01-02T03:04:05Z" {
 				t.Errorf("started_at = %v, completed_at = %v; want %s and the post's time", b["started_at"], b["completed_at"], tc.want)
 			}

@@ -36,10 +36,10 @@ func TestCheckRunTextIsCutToItsLimits(t *testing.T) {
 	}
 	fake.mu.Lock()
 	defer fake.mu.Unlock()
-	if len(fake.reqs) != 1 {
-		t.Fatalf("%d requests, want 1", len(fake.reqs))
+	if len(fake.Requests()) != 1 {
+		t.Fatalf("%d requests, want 1", len(fake.Requests()))
 	}
-	out, _ := fake.reqs[0].Body["output"].(map[string]any)
+	out, _ := fake.Requests()[0].Body["output"].(map[string]any)
 	title, _ := out["title"].(string)
 	if n := utf8.RuneCountInString(title); n > MaxCheckRunTitleChars || !strings.Contains(title, "(cut)") {
 		t.Errorf("title of %d characters (limit %d), cut visibly: %v", n, MaxCheckRunTitleChars, strings.Contains(title, "(cut)"))
@@ -78,10 +78,10 @@ func TestCheckRunSummaryOverItsLimitIsCut(t *testing.T) {
 	}
 	fake.mu.Lock()
 	defer fake.mu.Unlock()
-	if len(fake.reqs) != 1 {
-		t.Fatalf("%d requests, want 1", len(fake.reqs))
+	if len(fake.Requests()) != 1 {
+		t.Fatalf("%d requests, want 1", len(fake.Requests()))
 	}
-	out, _ := fake.reqs[0].Body["output"].(map[string]any)
+	out, _ := fake.Requests()[0].Body["output"].(map[string]any)
 	s, _ := out["summary"].(string)
 	if len(s) > MaxCheckRunSummaryChars || !utf8.ValidString(s) || !strings.HasSuffix(s, "(cut)") {
 		t.Errorf("summary of %d bytes (limit %d), valid UTF-8: %v, cut visibly: %v", len(s), MaxCheckRunSummaryChars, utf8.ValidString(s), strings.HasSuffix(s, "(cut)"))
