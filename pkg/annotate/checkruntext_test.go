@@ -17,29 +17,13 @@ import (
 // of: raw_details past 64 KB is refused by GitHub, and the title is one
 // readable line. Each is measured in what was sent, over real HTTP.
 func TestCheckRunTextIsCutToItsLimits(t *testing.T) {
-	fake := &fakeGitHub{}
-	srv := httptest.NewServer(fake)
-	defer srv.Close()
-	c, err := NewClient(srv.Client(), token, srv.URL+"/api/v3")
-	if err != nil {
-		t.Fatal(err)
-	}
 	f := report.Finding{
 		Rule: "expect/stdout-contains", Severity: report.SeverityError,
 		Location: report.Location{File: ".vigiles.yml", Line: 3},
 		Message:  strings.Repeat("m", 3*MaxMessageChars),
 		Evidence: strings.Repeat("é", MaxCheckRunAnnotationDetailsBytes), // two bytes each: twice the limit
 	}
-	if _, err := PostCheckRun(context.Background(), c, CheckRun{Owner: "octo", Repo: "plugins", Name: "vigiles test", HeadSHA: headSHA,
-		Conclusion: "failure", Title: strings.Repeat("t", 2*MaxCheckRunTitleChars), Summary: "s", Findings: []report.Finding{f}}); err != nil {
-		t.Fatal(err)
-	}
-	fake.mu.Lock()
-	defer fake.mu.Unlock()
-	if len(fake.Requests()) != 1 {
-		t.Fatalf("%d requests, want 1", len(fake.Requests()))
-	}
-	out, _ := fake.Requests()[0].Body["output"].(map[string]any)
+	out := postedOutput(t, CheckRun{Conclusion: "failure", Title: strings.Repeat("t", 2*MaxCheckRunTitleChars), Summary: "s", Findings: []report.Finding{f}})
 	title, _ := out["title"].(string)
 	if n := utf8.RuneCountInString(title); n > MaxCheckRunTitleChars || !strings.Contains(title, "(cut)") {
 		t.Errorf("title of %d characters (limit %d), cut visibly: %v", n, MaxCheckRunTitleChars, strings.Contains(title, "(cut)"))
@@ -64,6 +48,19 @@ func TestCheckRunTextIsCutToItsLimits(t *testing.T) {
 // on a character's boundary, with no annotation note to add: GitHub
 // refuses a longer one with 422.
 func TestCheckRunSummaryOverItsLimitIsCut(t *testing.T) {
+	summary := strings.Repeat("ab꞉", MaxCheckRunSummaryChars/4) // 5 bytes each: 81,915 bytes
+	out := postedOutput(t, CheckRun{Conclusion: "success", Title: "t", Summary: summary})
+	s, _ := out["summary"].(string)
+	if len(s) > MaxCheckRunSummaryChars || !utf8.ValidString(s) || !strings.HasSuffix(s, "(cut)") {
+		t.Errorf("summary of %d bytes (limit %d), valid UTF-8: %v, cut visibly: %v", len(s), MaxCheckRunSummaryChars, utf8.ValidString(s), strings.HasSuffix(s, "(cut)"))
+	}
+}
+
+// postedOutput posts run, as check run "vigiles test" of octo/plugins on
+// headSHA, through PostCheckRun to a fake GitHub over real HTTP, and
+// returns the output of the one request it sent.
+func postedOutput(t *testing.T, run CheckRun) map[string]any {
+	t.Helper()
 	fake := &fakeGitHub{}
 	srv := httptest.NewServer(fake)
 	defer srv.Close()
@@ -71,21 +68,16 @@ func TestCheckRunSummaryOverItsLimitIsCut(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	summary := strings.Repeat("ab꞉", MaxCheckRunSummaryChars/4) // 5 bytes each: 81,915 bytes
-	if _, err := PostCheckRun(context.Background(), c, CheckRun{Owner: "octo", Repo: "plugins", Name: "vigiles test", HeadSHA: headSHA,
-		Conclusion: "success", Title: "t", Summary: summary}); err != nil {
+	run.Owner, run.Repo, run.Name, run.HeadSHA = "octo", "plugins", "vigiles test", headSHA
+	if _, err := PostCheckRun(context.Background(), c, run); err != nil {
 		t.Fatal(err)
 	}
-	fake.mu.Lock()
-	defer fake.mu.Unlock()
-	if len(fake.Requests()) != 1 {
-		t.Fatalf("%d requests, want 1", len(fake.Requests()))
+	reqs := fake.Requests()
+	if len(reqs) != 1 {
+		t.Fatalf("%d requests, want 1", len(reqs))
 	}
-	out, _ := fake.Requests()[0].Body["output"].(map[string]any)
-	s, _ := out["summary"].(string)
-	if len(s) > MaxCheckRunSummaryChars || !utf8.ValidString(s) || !strings.HasSuffix(s, "(cut)") {
-		t.Errorf("summary of %d bytes (limit %d), valid UTF-8: %v, cut visibly: %v", len(s), MaxCheckRunSummaryChars, utf8.ValidString(s), strings.HasSuffix(s, "(cut)"))
-	}
+	out, _ := reqs[0].Body["output"].(map[string]any)
+	return out
 }
 
 // TestSummaryNotesStayWithinMaxBytes: Summary holds the whole summary,
