@@ -298,56 +298,19 @@ func checkStepInert(t *testing.T, s *simulatedStep) (string, *report.Report) {
 	if err != nil {
 		t.Fatalf("the SARIF file: %v", err)
 	}
-	var doc struct {
-		Runs []struct {
-			Tool struct {
-				Driver struct {
-					Rules []struct {
-						ShortDescription struct{ Text string } `json:"shortDescription"`
-					} `json:"rules"`
-				} `json:"driver"`
-			} `json:"tool"`
-			Results []struct {
-				Message   struct{ Text string } `json:"message"`
-				Locations []struct {
-					PhysicalLocation struct {
-						ArtifactLocation struct {
-							URI string `json:"uri"`
-						} `json:"artifactLocation"`
-					} `json:"physicalLocation"`
-				} `json:"locations"`
-			} `json:"results"`
-		} `json:"runs"`
-	}
-	if err := json.Unmarshal(sarif, &doc); err != nil || len(doc.Runs) != 1 {
+	texts, uris, err := annotatetest.SARIFTexts(sarif)
+	if err != nil {
 		t.Fatalf("the SARIF file: %v", err)
 	}
-	var texts []string
-	for _, r := range doc.Runs[0].Tool.Driver.Rules {
-		texts = append(texts, r.ShortDescription.Text)
-	}
-	for _, res := range doc.Runs[0].Results {
-		texts = append(texts, res.Message.Text)
-		for _, l := range res.Locations {
-			u := l.PhysicalLocation.ArtifactLocation.URI
-			if p, err := url.PathUnescape(u); err != nil || !annotatetest.InRepo(strings.TrimPrefix(p, "./")) {
-				t.Errorf("a SARIF uri %q (%q, %v), outside the tree", u, p, err)
-			}
+	for _, u := range uris {
+		if p, err := url.PathUnescape(u); err != nil || !annotatetest.InRepo(strings.TrimPrefix(p, "./")) {
+			t.Errorf("a SARIF uri %q (%q, %v), outside the tree", u, p, err)
 		}
 	}
 	for _, m := range texts {
 		checkOneText(t, "a SARIF message", m)
-		for i := 0; i < len(m); i++ {
-			switch {
-			case m[i] == '\\':
-				i++
-			case m[i] == '[', m[i] == ']':
-				t.Errorf("a SARIF message has an unescaped %q (a link): %q", m[i], m)
-			case (m[i] == '{' || m[i] == '}') && i+1 < len(m) && m[i+1] == m[i]:
-				i++
-			case m[i] == '{', m[i] == '}':
-				t.Errorf("a SARIF message has a single %q (a placeholder): %q", m[i], m)
-			}
+		for _, what := range annotatetest.SARIFSyntax(m) {
+			t.Errorf("a SARIF message has %s: %q", what, m)
 		}
 	}
 	return summary, &rep

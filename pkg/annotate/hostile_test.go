@@ -3,7 +3,6 @@ package annotate
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"path"
@@ -252,47 +251,16 @@ func TestHostileInputOnEverySurface(t *testing.T) {
 	if _, err := WriteSARIF(&sarif, r, SARIFOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	var doc struct {
-		Runs []struct {
-			Tool struct {
-				Driver struct {
-					Rules []struct {
-						ShortDescription struct{ Text string } `json:"shortDescription"`
-					} `json:"rules"`
-				} `json:"driver"`
-			} `json:"tool"`
-			Results []struct {
-				Message struct{ Text string } `json:"message"`
-			} `json:"results"`
-		} `json:"runs"`
-	}
-	if err := json.Unmarshal(sarif.Bytes(), &doc); err != nil {
+	texts, _, err := annotatetest.SARIFTexts(sarif.Bytes())
+	if err != nil {
 		t.Fatal(err)
-	}
-	// A rule's description is a message too (SARIF §3.49.9), with the same
-	// link and placeholder syntax.
-	texts := []string{}
-	for _, rule := range doc.Runs[0].Tool.Driver.Rules {
-		texts = append(texts, rule.ShortDescription.Text)
-	}
-	for _, res := range doc.Runs[0].Results {
-		texts = append(texts, res.Message.Text)
 	}
 	for _, m := range texts {
 		if i := strings.IndexFunc(m, annotatetest.UnsafeRune); i >= 0 {
 			t.Errorf("sarif message carries %q in %q", []rune(m[i:])[0], m)
 		}
-		for i := 0; i < len(m); i++ {
-			switch {
-			case m[i] == '\\':
-				i++ // an escaped character
-			case m[i] == '[', m[i] == ']':
-				t.Errorf("sarif message has an unescaped %q (a link): %q", m[i], m)
-			case (m[i] == '{' || m[i] == '}') && i+1 < len(m) && m[i+1] == m[i]:
-				i++ // a doubled, literal brace
-			case m[i] == '{', m[i] == '}':
-				t.Errorf("sarif message has a single %q (a placeholder): %q", m[i], m)
-			}
+		for _, what := range annotatetest.SARIFSyntax(m) {
+			t.Errorf("sarif message has %s: %q", what, m)
 		}
 	}
 	var logs bytes.Buffer
