@@ -1167,11 +1167,13 @@ func TestActionNamedBaselineMissingFails(t *testing.T) {
 // GitHub's pull request shows only the latest of them, and its result
 // stands for both. A config other than the default is in the name.
 func TestActionCheckNameNamesTheConfig(t *testing.T) {
-	names := map[string]string{}
-	for _, config := range []string{"", ".vigiles.yml", "strict.yml"} {
+	// checkName runs the action with inputs on a workspace that holds
+	// strict.yml, a copy of .vigiles.yml, and returns the check run's name.
+	checkName := func(inputs map[string]string) string {
+		t.Helper()
 		// Set again each time: the action drops it from the environment.
 		t.Setenv("INPUT_GITHUB-TOKEN", testToken)
-		s := newStep(t, map[string]string{"command": "test", "config": config})
+		s := newStep(t, inputs)
 		data, err := os.ReadFile(filepath.Join(s.env["GITHUB_WORKSPACE"], ".vigiles.yml"))
 		if err != nil {
 			t.Fatal(err)
@@ -1180,10 +1182,16 @@ func TestActionCheckNameNamesTheConfig(t *testing.T) {
 			t.Fatal(err)
 		}
 		s.run(t)
-		if len(s.api.Requests()) == 0 {
-			t.Fatalf("config %q: no check run\n%s", config, s.stdout.String())
+		reqs := s.api.Requests()
+		if len(reqs) == 0 {
+			t.Fatalf("inputs %v: no check run\n%s", inputs, s.stdout.String())
 		}
-		names[config], _ = s.api.Requests()[0].Body["name"].(string)
+		name, _ := reqs[0].Body["name"].(string)
+		return name
+	}
+	names := map[string]string{}
+	for _, config := range []string{"", ".vigiles.yml", "strict.yml"} {
+		names[config] = checkName(map[string]string{"command": "test", "config": config})
 	}
 	if names[""] != "vigiles test / vigiles" || names[".vigiles.yml"] != names[""] {
 		t.Errorf("names with the default config = %q, %q; want %q", names[""], names[".vigiles.yml"], "vigiles test / vigiles")
@@ -1194,20 +1202,7 @@ func TestActionCheckNameNamesTheConfig(t *testing.T) {
 	// working-directory "./" is the workspace, as "." and none are: the
 	// same check run, not a second one named "vigiles test . config …".
 	for _, wd := range []string{".", "./"} {
-		t.Setenv("INPUT_GITHUB-TOKEN", testToken)
-		s := newStep(t, map[string]string{"command": "test", "config": "strict.yml", "working-directory": wd})
-		data, err := os.ReadFile(filepath.Join(s.env["GITHUB_WORKSPACE"], ".vigiles.yml"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(s.env["GITHUB_WORKSPACE"], "strict.yml"), data, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		s.run(t)
-		if len(s.api.Requests()) == 0 {
-			t.Fatalf("working-directory %q: no check run\n%s", wd, s.stdout.String())
-		}
-		if name, _ := s.api.Requests()[0].Body["name"].(string); name != names["strict.yml"] {
+		if name := checkName(map[string]string{"command": "test", "config": "strict.yml", "working-directory": wd}); name != names["strict.yml"] {
 			t.Errorf("working-directory %q: check run %q, want %q as without it", wd, name, names["strict.yml"])
 		}
 	}
