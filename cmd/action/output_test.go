@@ -255,14 +255,7 @@ func TestReportFileInADirectoryThatMayNotBeWritten(t *testing.T) {
 	if err := os.Chmod(ro, 0o555); err != nil {
 		t.Fatal(err)
 	}
-	vigiles := func(args ...string) (int, string, string) {
-		t.Helper()
-		if os.Geteuid() != 0 {
-			return runCLI(t, args...)
-		}
-		return asNobody(t, base, args...)
-	}
-	code, out, errs := vigiles("merge", "--format", "json", "-o", report, in)
+	code, out, errs := unprivileged(t, base, "merge", "--format", "json", "-o", report, in)
 	got, _ := os.ReadFile(report)
 	if code != 0 || out != "" || errs != "" || !bytes.Equal(got, want) {
 		t.Errorf("a writable file in a directory that may not be written: exit %d (want 0), stdout %q, stderr %q; it holds %q", code, out, errs, got)
@@ -271,7 +264,7 @@ func TestReportFileInADirectoryThatMayNotBeWritten(t *testing.T) {
 		{filepath.Join(ro, "new.json"), fmt.Sprintf("cannot be made: %q may not be written", ro)},
 		{locked, "may not be written"},
 	} {
-		code, _, errs := vigiles("merge", "--format", "json", "-o", tc.path, in)
+		code, _, errs := unprivileged(t, base, "merge", "--format", "json", "-o", tc.path, in)
 		if want := fmt.Sprintf("merge: --output %q %s", tc.path, tc.why); code != 2 || !strings.Contains(errs, want) {
 			t.Errorf("-o %s: exit %d (want 2), stderr %q; want %q", tc.path, code, errs, want)
 		}
@@ -294,7 +287,7 @@ func TestReportFileInADirectoryThatMayNotBeWritten(t *testing.T) {
 	}
 	t.Cleanup(func() { os.Chmod(drop, 0o755) })
 	for _, what := range []string{"a new report", "one that replaces it"} {
-		code, out, errs = vigiles("merge", "--format", "json", "-o", filepath.Join(drop, "report.json"), in)
+		code, out, errs = unprivileged(t, base, "merge", "--format", "json", "-o", filepath.Join(drop, "report.json"), in)
 		got, _ = os.ReadFile(filepath.Join(drop, "report.json"))
 		if code != 0 || out != "" || errs != "" || !bytes.Equal(got, want) {
 			t.Errorf("%s in a directory that may not be listed: exit %d (want 0), stdout %q, stderr %q; it holds %q", what, code, out, errs, got)
@@ -334,6 +327,17 @@ func TestReportWrittenInPlaceSaysItMayBeCut(t *testing.T) {
 	if want := "merge: --output /dev/full was not written whole (it was written in place, so what was there may be cut): write /dev/full: no space left on device"; code != 125 || !strings.Contains(errs, want) {
 		t.Errorf("exit %d (want 125), stderr %q; want %q", code, errs, want)
 	}
+}
+
+// unprivileged runs vigiles with args as a user that the directories the
+// test locked hold to their modes: the test's own where it is not root,
+// else nobody, from dir (asNobody); root may write any directory.
+func unprivileged(t *testing.T, dir string, args ...string) (int, string, string) {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		return runCLI(t, args...)
+	}
+	return asNobody(t, dir, args...)
 }
 
 // asNobody runs vigiles with args as the user nobody (setpriv), from a
@@ -429,13 +433,6 @@ func TestUpdateBaselineWhereItCannotBeWritten(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	vigiles := func(args ...string) (int, string, string) {
-		t.Helper()
-		if os.Geteuid() != 0 {
-			return runCLI(t, args...)
-		}
-		return asNobody(t, base, args...)
-	}
 	const named = "the baseline .vigiles/baseline.json (the default; --baseline names another)"
 	const fix = "; give this user write access there, or name another file with --baseline\n"
 	for _, c := range []struct{ dir, want string }{
@@ -443,7 +440,7 @@ func TestUpdateBaselineWhereItCannotBeWritten(t *testing.T) {
 		{fresh, fmt.Sprintf("vigiles: audit: --update-baseline: %s cannot be made: %q may not be written%s", named, fresh, fix)},
 		{blocked, fmt.Sprintf("vigiles: audit: --update-baseline: %s cannot be made: %q is not a directory; name another file with --baseline\n", named, filepath.Join(blocked, ".vigiles"))},
 	} {
-		code, out, errs := vigiles("audit", "--dir", c.dir, "--update-baseline")
+		code, out, errs := unprivileged(t, base, "audit", "--dir", c.dir, "--update-baseline")
 		if code != 2 || out != "" || errs != c.want {
 			t.Errorf("audit --dir %s --update-baseline: exit %d, stdout %q, stderr %q; want status 2, before any run, and %q", c.dir, code, out, errs, c.want)
 		}
