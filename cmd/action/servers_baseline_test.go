@@ -46,6 +46,28 @@ func baselineAuditInputs(extra ...string) map[string]string {
 	return in
 }
 
+// writtenBaseline audits a tree with files at fail-level warning and no
+// baseline, which fails the step (exit 1) on the warning rule, then with
+// update-baseline, which passes, and returns the baseline that wrote.
+func writtenBaseline(t *testing.T, files map[string]string, rule string) string {
+	t.Helper()
+	s := newStep(t, baselineAuditInputs())
+	s.runIdleHooks(t, files)
+	if s.exitCode != 1 || !strings.Contains(s.stdout.String(), rule) {
+		t.Fatalf("no baseline, fail-level warning: exit %d, want 1 for the warning %s\n%s%s", s.exitCode, rule, s.stdout.String(), s.stderr.String())
+	}
+	s = newStep(t, baselineAuditInputs("update-baseline", "true"))
+	s.runIdleHooks(t, files)
+	if s.exitCode != 0 {
+		t.Fatalf("update-baseline: exit %d\n%s%s", s.exitCode, s.stdout.String(), s.stderr.String())
+	}
+	baseline, err := os.ReadFile(filepath.Join(s.env["GITHUB_WORKSPACE"], ".vigiles", "baseline.json"))
+	if err != nil {
+		t.Fatalf("the baseline update-baseline wrote: %v", err)
+	}
+	return string(baseline)
+}
+
 // TestActionFailLevelWarningAndServers: at fail-level warning, a plugin's
 // MCP server fails the step until the baseline keeps it: update-baseline
 // writes it, and against that baseline it is a notice that passes; a
@@ -56,35 +78,24 @@ func baselineAuditInputs(extra ...string) map[string]string {
 func TestActionFailLevelWarningAndServers(t *testing.T) {
 	mcp := map[string]string{"plugins/guard/.mcp.json": `{"db": {"command": "db-server"}}`}
 	inputs := baselineAuditInputs
+	baseline := writtenBaseline(t, mcp, "discovery/mcp-server")
+	if !strings.Contains(baseline, `"starts": "db-server"`) {
+		t.Fatalf("baseline:\n%s", baseline)
+	}
+
 	s := newStep(t, inputs())
-	s.runIdleHooks(t, mcp)
-	if s.exitCode != 1 || !strings.Contains(s.stdout.String(), "discovery/mcp-server") {
-		t.Fatalf("no baseline, fail-level warning: exit %d, want 1 for the server's warning\n%s%s", s.exitCode, s.stdout.String(), s.stderr.String())
-	}
-
-	s = newStep(t, inputs("update-baseline", "true"))
-	s.runIdleHooks(t, mcp)
-	if s.exitCode != 0 {
-		t.Fatalf("update-baseline: exit %d\n%s%s", s.exitCode, s.stdout.String(), s.stderr.String())
-	}
-	baseline, err := os.ReadFile(filepath.Join(s.env["GITHUB_WORKSPACE"], ".vigiles", "baseline.json"))
-	if err != nil || !strings.Contains(string(baseline), `"starts": "db-server"`) {
-		t.Fatalf("baseline (%v):\n%s", err, baseline)
-	}
-
-	s = newStep(t, inputs())
-	s.runIdleHooks(t, map[string]string{"plugins/guard/.mcp.json": mcp["plugins/guard/.mcp.json"], ".vigiles/baseline.json": string(baseline)})
+	s.runIdleHooks(t, map[string]string{"plugins/guard/.mcp.json": mcp["plugins/guard/.mcp.json"], ".vigiles/baseline.json": baseline})
 	if s.exitCode != 0 {
 		t.Errorf("against the baseline that keeps the server: exit %d, want 0\n%s%s", s.exitCode, s.stdout.String(), s.stderr.String())
 	}
 
 	s = newStep(t, inputs("fail-level", "error"))
-	s.runIdleHooks(t, map[string]string{"plugins/guard/.mcp.json": `{"db": {"command": "db-server", "env": {"LD_PRELOAD": "./x.so"}}}`, ".vigiles/baseline.json": string(baseline)})
+	s.runIdleHooks(t, map[string]string{"plugins/guard/.mcp.json": `{"db": {"command": "db-server", "env": {"LD_PRELOAD": "./x.so"}}}`, ".vigiles/baseline.json": baseline})
 	if s.exitCode != 1 || !strings.Contains(s.stdout.String(), "baseline/server-changed") {
 		t.Errorf("a changed server at fail-level error: exit %d, want 1 with baseline/server-changed\n%s%s", s.exitCode, s.stdout.String(), s.stderr.String())
 	}
 
-	deleted := strings.Replace(string(baseline), `"servers": [`, `"x": [`, 1)
+	deleted := strings.Replace(baseline, `"servers": [`, `"x": [`, 1)
 	deleted = deleted[:strings.Index(deleted, `,
   "x": [`)] + "\n}\n"
 	// The line deleted from the baseline vigiles writes: refused, not
