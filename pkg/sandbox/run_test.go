@@ -1607,14 +1607,7 @@ func TestBwrapFailedNamesTheFix(t *testing.T) {
 // (hopper, left alone by a main process that exits at once) is not.
 func TestLingerSeesProcessesThatHop(t *testing.T) {
 	requireConfinement(t)
-	dir := makeTree(t, nil)
-	self, err := os.ReadFile("/proc/self/exe")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "hopper"), self, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	dir := hopperTree(t)
 	for i := range 5 {
 		res := run(t, Spec{Dir: dir, Linger: 300 * time.Millisecond, Command: []string{"./hopper", hopperArg, "alone"}})
 		if res.ExitCode != 0 || len(res.Lingered) == 0 {

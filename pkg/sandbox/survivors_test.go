@@ -56,6 +56,21 @@ func TestTimedOutRunListsWhatRanBesideTheMainProcess(t *testing.T) {
 // hopping has started: what it leaves is the hopping process alone.
 const hopperArg = "__test-hopper"
 
+// hopperTree is a new work tree holding the test binary as ./hopper,
+// which hopperArg makes the hopper.
+func hopperTree(t *testing.T) string {
+	t.Helper()
+	dir := makeTree(t, nil)
+	self, err := os.ReadFile("/proc/self/exe")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "hopper"), self, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
 func hopper(n string) {
 	zombies, _ := strconv.Atoi(n)
 	for range zombies {
@@ -90,14 +105,7 @@ func hopper(n string) {
 // machine had not yet started hopping at 1 s, and left nothing to list.
 func TestTimedOutHopperIsNotMissed(t *testing.T) {
 	requireConfinement(t)
-	dir := makeTree(t, nil)
-	self, err := os.ReadFile("/proc/self/exe")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "hopper"), self, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	dir := hopperTree(t)
 	for i := range 5 {
 		res := run(t, Spec{Dir: dir, Timeout: 3 * time.Second, Command: []string{"./hopper", hopperArg, "400"}})
 		if !res.TimedOut || len(res.Lingered) == 0 {
