@@ -230,10 +230,11 @@ func TestActionEndToEnd(t *testing.T) {
 		t.Fatalf("exit code %d, want 1 (a failing expectation)\nstdout:\n%s\nstderr:\n%s", s.exitCode, s.stdout.String(), s.stderr.String())
 	}
 	// Check run: on the PR head, through the GHES base URL, with the token.
-	if len(s.api.Requests()) == 0 {
+	reqs := s.api.Requests()
+	if len(reqs) == 0 {
 		t.Fatalf("no check-run request; stdout:\n%s", s.stdout.String())
 	}
-	first := s.api.Requests()[0]
+	first := reqs[0]
 	if first.Method != "POST" || first.Path != "/api/v3/repos/octo/plugins/check-runs" {
 		t.Errorf("first request %s %s", first.Method, first.Path)
 	}
@@ -715,10 +716,11 @@ func TestActionOnExamples(t *testing.T) {
 	if code := exitCode(err, &s.stderr, true); code != 1 {
 		t.Fatalf("exit code %d, want 1 (two broken promises)\nstdout:\n%s\nstderr:\n%s", code, s.stdout.String(), s.stderr.String())
 	}
-	if len(s.api.Requests()) == 0 || s.api.Requests()[0].Body["head_sha"] != prHeadSHA {
-		t.Fatalf("no check run on the PR head: %+v", s.api.Requests())
+	reqs := s.api.Requests()
+	if len(reqs) == 0 || reqs[0].Body["head_sha"] != prHeadSHA {
+		t.Fatalf("no check run on the PR head: %+v", reqs)
 	}
-	anns := s.api.Requests()[0].Body["output"].(map[string]any)["annotations"].([]any)
+	anns := reqs[0].Body["output"].(map[string]any)["annotations"].([]any)
 	onConfig := 0
 	for _, a := range anns {
 		if a.(map[string]any)["path"] == ".vigiles.yml" && a.(map[string]any)["annotation_level"] == "failure" {
@@ -783,10 +785,11 @@ func TestActionMergeShards(t *testing.T) {
 	if s.exitCode != 1 {
 		t.Fatalf("exit code %d\n%s\n%s", s.exitCode, s.stdout.String(), s.stderr.String())
 	}
-	if len(s.api.Requests()) != 1 {
-		t.Fatalf("%d check-run requests, want 1", len(s.api.Requests()))
+	reqs := s.api.Requests()
+	if len(reqs) != 1 {
+		t.Fatalf("%d check-run requests, want 1", len(reqs))
 	}
-	body := s.api.Requests()[0].Body
+	body := reqs[0].Body
 	if body["name"] != "vigiles audit / vigiles" {
 		t.Errorf("check name %v", body["name"])
 	}
@@ -1282,10 +1285,11 @@ func TestActionWorkflowRunCheckRunCommit(t *testing.T) {
 				}
 			}
 			s.run(t)
-			if len(s.api.Requests()) == 0 {
+			reqs := s.api.Requests()
+			if len(reqs) == 0 {
 				t.Fatalf("no check run (exit %d)\n%s\n%s", s.exitCode, s.stdout.String(), s.stderr.String())
 			}
-			if got := s.api.Requests()[0].Body["head_sha"]; got != tc.want {
+			if got := reqs[0].Body["head_sha"]; got != tc.want {
 				t.Errorf("check run on %v, want %s", got, tc.want)
 			}
 		})

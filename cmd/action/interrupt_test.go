@@ -546,8 +546,9 @@ func TestInterruptedActionPostsNoCheckRun(t *testing.T) {
 	if code := exitCode(err, &s.stderr, true); code != 125 {
 		t.Errorf("exit %d; want 125\n%s", code, s.stderr.String())
 	}
-	if len(s.api.Requests()) != 0 {
-		t.Errorf("%d API requests sent after the step was cancelled", len(s.api.Requests()))
+	reqs := s.api.Requests()
+	if len(reqs) != 0 {
+		t.Errorf("%d API requests sent after the step was cancelled", len(reqs))
 	}
 	log := strings.ReplaceAll(s.stdout.String(), annotate.Colon, ":")
 	if !strings.Contains(log, "its API calls would be cut short") || strings.Contains(log, "context canceled") {

@@ -140,7 +140,8 @@ func TestCheckRunBatchesOnHeadSHA(t *testing.T) {
 		Annotations                                       int
 	}
 	var got []call
-	for _, r := range fake.Requests() {
+	reqs := fake.Requests()
+	for _, r := range reqs {
 		c := call{Method: r.Method, Path: r.Path, Auth: r.Auth}
 		c.SHA, _ = r.Body["head_sha"].(string)
 		c.Name, _ = r.Body["name"].(string)
@@ -164,7 +165,7 @@ func TestCheckRunBatchesOnHeadSHA(t *testing.T) {
 		t.Errorf("check-run requests (-want +got):\n%s", diff)
 	}
 	// The first batch holds the most severe findings.
-	first := fake.Requests()[0].Body["output"].(map[string]any)["annotations"].([]any)
+	first := reqs[0].Body["output"].(map[string]any)["annotations"].([]any)
 	for i, a := range first {
 		want := "failure"
 		if i >= 40 {
@@ -192,10 +193,11 @@ func TestCheckRunSummaryIsCut(t *testing.T) {
 	defer srv.Close()
 	r := manyFindings(400) // ~400 rows of 300+ characters: well over 65,535
 	publish(t, r, prEnv(t, srv.URL+"/api/v3"), srv.Client())
-	if len(fake.Requests()) != 8 {
-		t.Fatalf("%d requests, want 8 (400 annotations in batches of 50)", len(fake.Requests()))
+	reqs := fake.Requests()
+	if len(reqs) != 8 {
+		t.Fatalf("%d requests, want 8 (400 annotations in batches of 50)", len(reqs))
 	}
-	for i, req := range fake.Requests() {
+	for i, req := range reqs {
 		s := req.Body["output"].(map[string]any)["summary"].(string)
 		if n := utf8.RuneCountInString(s); n > MaxCheckRunSummaryChars {
 			t.Errorf("request %d: summary has %d characters, limit %d", i, n, MaxCheckRunSummaryChars)
@@ -211,13 +213,14 @@ func TestCheckRunAnnotationCap(t *testing.T) {
 	srv := httptest.NewServer(fake)
 	defer srv.Close()
 	publish(t, manyFindings(MaxCheckRunAnnotations+130), prEnv(t, srv.URL+"/api/v3"), srv.Client())
-	if want := MaxCheckRunAnnotations / MaxCheckRunAnnotationsPerRequest; len(fake.Requests()) != want {
-		t.Fatalf("%d requests, want %d", len(fake.Requests()), want)
+	reqs := fake.Requests()
+	if want := MaxCheckRunAnnotations / MaxCheckRunAnnotationsPerRequest; len(reqs) != want {
+		t.Fatalf("%d requests, want %d", len(reqs), want)
 	}
-	if first := fake.Requests()[0].Body; first["status"] != "completed" {
+	if first := reqs[0].Body; first["status"] != "completed" {
 		t.Errorf("the create does not complete the run: %v", first["status"])
 	}
-	last := fake.Requests()[len(fake.Requests())-1].Body
+	last := reqs[len(reqs)-1].Body
 	s := last["output"].(map[string]any)["summary"].(string)
 	if !strings.Contains(s, "**130 more annotations not posted**") || utf8.RuneCountInString(s) > MaxCheckRunSummaryChars {
 		t.Errorf("summary does not count what was not posted, or is too long (%d)", utf8.RuneCountInString(s))
@@ -277,13 +280,14 @@ func TestCheckRunCompletedWhenAnUpdateFails(t *testing.T) {
 	srv := httptest.NewServer(fake)
 	defer srv.Close()
 	res, log, sum := publish(t, manyFindings(60), prEnv(t, srv.URL+"/api/v3"), srv.Client())
-	if len(fake.Requests()) != 3 {
-		t.Fatalf("%d requests, want 3 (create, the refused update, the one that says so)", len(fake.Requests()))
+	reqs := fake.Requests()
+	if len(reqs) != 3 {
+		t.Fatalf("%d requests, want 3 (create, the refused update, the one that says so)", len(reqs))
 	}
-	if first := fake.Requests()[0].Body; first["status"] != "completed" || first["conclusion"] != "failure" {
+	if first := reqs[0].Body; first["status"] != "completed" || first["conclusion"] != "failure" {
 		t.Errorf("create: status %v conclusion %v, want completed failure", first["status"], first["conclusion"])
 	}
-	if s := fake.Requests()[2].Body["output"].(map[string]any)["summary"].(string); !strings.Contains(s, "Not every annotation could be posted") {
+	if s := reqs[2].Body["output"].(map[string]any)["summary"].(string); !strings.Contains(s, "Not every annotation could be posted") {
 		t.Errorf("last summary does not say annotations are missing")
 	}
 	if !res.FellBack || res.CheckRunURL == "" {
@@ -342,10 +346,11 @@ func TestPublishErrFails(t *testing.T) {
 			if r.Verdict != report.VerdictPass {
 				t.Errorf("Publish changed the caller's report: verdict %s", r.Verdict)
 			}
-			if len(fake.Requests()) != 1 {
-				t.Fatalf("%d requests, want 1", len(fake.Requests()))
+			reqs := fake.Requests()
+			if len(reqs) != 1 {
+				t.Fatalf("%d requests, want 1", len(reqs))
 			}
-			body := fake.Requests()[0].Body
+			body := reqs[0].Body
 			if body["conclusion"] != "failure" {
 				t.Errorf("conclusion %v, want failure", body["conclusion"])
 			}
@@ -721,17 +726,18 @@ func TestCheckRunSummaryBytes(t *testing.T) {
 			}
 			_, _ = PostCheckRun(context.Background(), c, CheckRun{Owner: "octo", Repo: "plugins", Name: "vigiles audit", HeadSHA: headSHA,
 				Conclusion: "failure", Title: "t", Summary: summary, Findings: manyFindings(tc.findings).Findings})
-			if len(tc.fake.Requests()) == 0 {
+			reqs := tc.fake.Requests()
+			if len(reqs) == 0 {
 				t.Fatal("no request")
 			}
-			for i, req := range tc.fake.Requests() {
+			for i, req := range reqs {
 				out, _ := req.Body["output"].(map[string]any)
 				s, _ := out["summary"].(string)
 				if len(s) > MaxCheckRunSummaryChars || !utf8.ValidString(s) {
 					t.Errorf("request %d: summary of %d bytes (valid UTF-8: %v), GitHub takes at most %d", i, len(s), utf8.ValidString(s), MaxCheckRunSummaryChars)
 				}
 			}
-			last, _ := tc.fake.Requests()[len(tc.fake.Requests())-1].Body["output"].(map[string]any)
+			last, _ := reqs[len(reqs)-1].Body["output"].(map[string]any)
 			if s, _ := last["summary"].(string); !strings.Contains(s, "**") {
 				t.Errorf("the last summary lost its note: %q", s[max(0, len(s)-200):])
 			}
@@ -768,10 +774,11 @@ func TestCheckRunStartedWhenTheStepBegan(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if len(fake.Requests()) == 0 || fake.Requests()[0].Method != http.MethodPost {
-				t.Fatalf("requests = %+v, want a POST first", fake.Requests())
+			reqs := fake.Requests()
+			if len(reqs) == 0 || reqs[0].Method != http.MethodPost {
+				t.Fatalf("requests = %+v, want a POST first", reqs)
 			}
-			b := fake.Requests()[0].Body
+			b := reqs[0].Body
 			if b["started_at"] != tc.want || b["completed_at"] != "2026-01-02T03:04:05Z" {
 				t.Errorf("started_at = %v, completed_at = %v; want %s and the post's time", b["started_at"], b["completed_at"], tc.want)
 			}

@@ -107,7 +107,8 @@ func TestNotesSayWhereTheFindingsAre(t *testing.T) {
 		srv := httptest.NewServer(fake)
 		defer srv.Close()
 		publish(t, manyFindings(MaxCheckRunAnnotations+130), prEnv(t, srv.URL+"/api/v3"), srv.Client())
-		s := fake.Requests()[len(fake.Requests())-1].Body["output"].(map[string]any)["summary"].(string)
+		reqs := fake.Requests()
+		s := reqs[len(reqs)-1].Body["output"].(map[string]any)["summary"].(string)
 		check(t, "the check run's summary", s[strings.Index(s, "**130 more annotations not posted**"):], "as many findings as it has room for")
 	})
 	t.Run("check run update refused", func(t *testing.T) {
@@ -115,7 +116,8 @@ func TestNotesSayWhereTheFindingsAre(t *testing.T) {
 		srv := httptest.NewServer(fake)
 		defer srv.Close()
 		publish(t, manyFindings(60), prEnv(t, srv.URL+"/api/v3"), srv.Client())
-		s := fake.Requests()[len(fake.Requests())-1].Body["output"].(map[string]any)["summary"].(string)
+		reqs := fake.Requests()
+		s := reqs[len(reqs)-1].Body["output"].(map[string]any)["summary"].(string)
 		check(t, "the completed check run's summary", s[strings.Index(s, "**Not every annotation"):], "at most 10 per level", "as many findings as it has room for")
 	})
 	t.Run("summary table cut", func(t *testing.T) {
