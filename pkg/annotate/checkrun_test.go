@@ -125,12 +125,19 @@ func publish(t *testing.T, r *report.Report, env map[string]string, client *http
 	return res, log.String(), string(sum)
 }
 
+// publishTo publishes r as publish does, through fake served over real
+// HTTP at a GHES-style API URL (go-github must send everything under
+// /api/v3/), on a pull_request event.
+func publishTo(t *testing.T, fake http.Handler, r *report.Report) (Result, string, string) {
+	t.Helper()
+	srv := httptest.NewServer(fake)
+	t.Cleanup(srv.Close)
+	return publish(t, r, prEnv(t, srv.URL+"/api/v3"), srv.Client())
+}
+
 func TestCheckRunBatchesOnHeadSHA(t *testing.T) {
 	fake := &fakeGitHub{}
-	srv := httptest.NewServer(fake)
-	defer srv.Close()
-	// A GHES-style API URL: go-github must send everything under /api/v3/.
-	res, log, sum := publish(t, manyFindings(120), prEnv(t, srv.URL+"/api/v3"), srv.Client())
+	res, log, sum := publishTo(t, fake, manyFindings(120))
 
 	if res.FellBack || res.CheckRunURL == "" {
 		t.Fatalf("result = %+v, want a posted check run", res)
@@ -189,10 +196,8 @@ func TestCheckRunBatchesOnHeadSHA(t *testing.T) {
 
 func TestCheckRunSummaryIsCut(t *testing.T) {
 	fake := &fakeGitHub{}
-	srv := httptest.NewServer(fake)
-	defer srv.Close()
 	r := manyFindings(400) // ~400 rows of 300+ characters: well over 65,535
-	publish(t, r, prEnv(t, srv.URL+"/api/v3"), srv.Client())
+	publishTo(t, fake, r)
 	reqs := fake.Requests()
 	if len(reqs) != 8 {
 		t.Fatalf("%d requests, want 8 (400 annotations in batches of 50)", len(reqs))
@@ -210,9 +215,7 @@ func TestCheckRunSummaryIsCut(t *testing.T) {
 
 func TestCheckRunAnnotationCap(t *testing.T) {
 	fake := &fakeGitHub{}
-	srv := httptest.NewServer(fake)
-	defer srv.Close()
-	publish(t, manyFindings(MaxCheckRunAnnotations+130), prEnv(t, srv.URL+"/api/v3"), srv.Client())
+	publishTo(t, fake, manyFindings(MaxCheckRunAnnotations+130))
 	reqs := fake.Requests()
 	if want := MaxCheckRunAnnotations / MaxCheckRunAnnotationsPerRequest; len(reqs) != want {
 		t.Fatalf("%d requests, want %d", len(reqs), want)
@@ -277,9 +280,7 @@ func TestCheckRunFallsBack(t *testing.T) {
 // anything, reaches the log inert.
 func TestCheckRunCompletedWhenAnUpdateFails(t *testing.T) {
 	fake := &fakeGitHub{failPatch: 1, message: "Invalid path ##[add-mask]vigiles"}
-	srv := httptest.NewServer(fake)
-	defer srv.Close()
-	res, log, sum := publish(t, manyFindings(60), prEnv(t, srv.URL+"/api/v3"), srv.Client())
+	res, log, sum := publishTo(t, fake, manyFindings(60))
 	reqs := fake.Requests()
 	if len(reqs) != 3 {
 		t.Fatalf("%d requests, want 3 (create, the refused update, the one that says so)", len(reqs))
@@ -311,9 +312,7 @@ func TestCheckRunCompletedWhenAnUpdateFails(t *testing.T) {
 // say it may not create one.
 func TestCheckRunUpdateForbiddenIsNotBlamedOnTheToken(t *testing.T) {
 	fake := &fakeGitHub{failPatch: 1, failStatus: http.StatusForbidden, message: "You have exceeded a secondary rate limit"}
-	srv := httptest.NewServer(fake)
-	defer srv.Close()
-	res, _, _ := publish(t, manyFindings(60), prEnv(t, srv.URL+"/api/v3"), srv.Client())
+	res, _, _ := publishTo(t, fake, manyFindings(60))
 	if !res.FellBack || res.CheckRunURL == "" {
 		t.Fatalf("result = %+v, want the run's URL and a fallback", res)
 	}
@@ -374,9 +373,7 @@ func TestPublishErrFails(t *testing.T) {
 // progress.
 func TestCheckRunNeverLeftInProgress(t *testing.T) {
 	fake := &fakeGitHub{failPatch: 1, failLater: true, message: "Validation Failed"}
-	srv := httptest.NewServer(fake)
-	defer srv.Close()
-	res, log, sum := publish(t, manyFindings(60), prEnv(t, srv.URL+"/api/v3"), srv.Client())
+	res, log, sum := publishTo(t, fake, manyFindings(60))
 	if !res.FellBack || res.CheckRunURL == "" {
 		t.Errorf("result = %+v, want the run's URL and a fallback", res)
 	}

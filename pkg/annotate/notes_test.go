@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"net/http/httptest"
 	"os"
 	"strconv"
 	"strings"
@@ -104,18 +103,14 @@ func TestNotesSayWhereTheFindingsAre(t *testing.T) {
 	}
 	t.Run("check run annotations cut", func(t *testing.T) {
 		fake := &fakeGitHub{}
-		srv := httptest.NewServer(fake)
-		defer srv.Close()
-		publish(t, manyFindings(MaxCheckRunAnnotations+130), prEnv(t, srv.URL+"/api/v3"), srv.Client())
+		publishTo(t, fake, manyFindings(MaxCheckRunAnnotations+130))
 		reqs := fake.Requests()
 		s := reqs[len(reqs)-1].Body["output"].(map[string]any)["summary"].(string)
 		check(t, "the check run's summary", s[strings.Index(s, "**130 more annotations not posted**"):], "as many findings as it has room for")
 	})
 	t.Run("check run update refused", func(t *testing.T) {
 		fake := &fakeGitHub{failPatch: 1, failStatus: 403, message: "secondary rate limit"}
-		srv := httptest.NewServer(fake)
-		defer srv.Close()
-		publish(t, manyFindings(60), prEnv(t, srv.URL+"/api/v3"), srv.Client())
+		publishTo(t, fake, manyFindings(60))
 		reqs := fake.Requests()
 		s := reqs[len(reqs)-1].Body["output"].(map[string]any)["summary"].(string)
 		check(t, "the completed check run's summary", s[strings.Index(s, "**Not every annotation"):], "at most 10 per level", "as many findings as it has room for")
