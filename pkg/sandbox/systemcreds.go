@@ -65,42 +65,96 @@ var credentialURL = sync.OnceValue(func() *regexp.Regexp {
 	return regexp.MustCompile(`(?i)\b(?:https?|socks[45][ah]?|ftp)://[^\s/@"<>]+@|\bhttps?://[^\s"'<>]*/t/[a-z0-9-]`)
 })
 
+// settingStart is where credentialKey and bundlerSourceKey take a
+// setting to start: after LF, CR (npm's ini and Python's configparser
+// break lines there) or a Unicode line break (YAML's), and after the
+// whitespace Python strips (\v, NBSP).
+const settingStart = `(?:^|[\r\x{85}\x{2028}\x{2029}])` + settingSpace + `*`
+
+// settingSpace is the whitespace around a setting's name.
+const settingSpace = `[\s\v\x1c-\x1f\x{85}\p{Z}]`
+
 // credentialKey is a setting whose name says it holds a secret: npm's
 // _authToken, _auth and _password (after a registry's //host/: too),
 // boto's and AWS's keys (boto's proxy_pass), a password, a token, an API
 // key or a secret key of any INI, TOML, YAML or shell assignment (RubyGems'
-// :rubygems_api_key:); Maven's <password>, <passphrase> and <privateKey>
+// :rubygems_api_key:), a YAML list item's too (`- token: …`, in a list
+// of lists too); Maven's <password>, <passphrase> and <privateKey>
 // elements (with attributes too) and a server's httpHeaders property named
 // Private-Token, Job-Token, Deploy-Token or Authorization (GitLab's
-// package registry); and a PEM private key (npm's key=). A line starts
-// after LF, CR (npm's ini and Python's configparser break lines there)
-// or a Unicode line break (YAML's), and a name may stand between the
-// whitespace Python strips (\v, NBSP).
+// package registry); and a PEM private key (npm's key=). A setting starts
+// where settingStart says.
 var credentialKey = sync.OnceValue(func() *regexp.Regexp {
-	const ws = `[\s\v\x1c-\x1f\x{85}\p{Z}]`
-	return regexp.MustCompile(`(?im)(?:^|[\r\x{85}\x{2028}\x{2029}])` + ws + `*(export` + ws + `+)?[^\s=#;]*(_authtoken|_auth|password|passwd|passphrase|secret_access_key|session_token|token|secret|_pass|api_?key|secret_?key|private_?key)["']?` + ws + `*[=:]` +
+	const ws = settingSpace
+	return regexp.MustCompile(`(?im)` + settingStart + `(?:-` + ws + `+)*(export` + ws + `+)?[^\s=#;]*(_authtoken|_auth|password|passwd|passphrase|secret_access_key|session_token|token|secret|_pass|api_?key|secret_?key|private_?key)["']?` + ws + `*[=:]` +
 		`|<(password|passphrase|privatekey)(\s[^>]*)?>|<name>\s*(private|job|deploy)-token\s*</name>|<name>\s*authorization\s*</name>|-----BEGIN [a-z0-9 ]*PRIVATE KEY-----`)
 })
 
-// credentialHints are what any text credentialURL or credentialKey
-// matches holds, in ASCII text, lower-cased: a text of none of them is
+// bundlerSourceKey is a setting of Bundler's keyed by a gem source, whose
+// value is that source's credentials (bundle config set github.com
+// TOKEN): its host, a dot as __ and a - as ___ (BUNDLE_GITHUB__COM,
+// BUNDLE_RUBYGEMS__PKG__GITHUB__COM), or its URL
+// (BUNDLE_HTTPS://RUBYGEMS__PKG__GITHUB__COM/OWNER), in Bundler's YAML
+// config or a shell's or the environment's assignment. Submatch 1 is a
+// host named without its URL: Bundler's own settings of the same shape
+// (bundlerOwnSetting) are not sources.
+var bundlerSourceKey = sync.OnceValue(func() *regexp.Regexp {
+	const ws, label = settingSpace, `[a-z0-9]+(?:___[a-z0-9]+)*`
+	return regexp.MustCompile(`(?im)` + settingStart + `(?:export` + ws + `+)?["']?bundle_(?:https?://` + label + `(?:__` + label + `)*|(` + label + `(?:__` + label + `)+))(?::[0-9]+)?(?:/[^\s"'=]*)?["']?` + ws + `*[=:]`)
+})
+
+// bundlerOwnSetting says whether the host part of a bundlerSourceKey,
+// host, is one of Bundler's own settings named by a dot, as a host
+// with one dot is: a gem's build options (build.GEM), a local checkout
+// (local.GEM), a mirror (mirror.URL, whose credentials, if any, are in
+// its URL value) or `bundle gem`'s defaults (gem.test, gem.ci, …).
+// A host of more labels (gem.fury.io) is a source.
+func bundlerOwnSetting(host []byte) bool {
+	labels := bytes.ReplaceAll(bytes.ToLower(host), []byte("___"), []byte("-"))
+	first, rest, _ := bytes.Cut(labels, []byte("__"))
+	if bytes.Contains(rest, []byte("__")) {
+		return false
+	}
+	switch string(first) {
+	case "build", "local", "mirror", "gem":
+		return true
+	}
+	return false
+}
+
+// holdsBundlerSource says whether b sets a bundlerSourceKey that is not
+// one of Bundler's own settings.
+func holdsBundlerSource(b []byte) bool {
+	for _, m := range bundlerSourceKey().FindAllSubmatchIndex(b, -1) {
+		if m[2] < 0 || !bundlerOwnSetting(b[m[2]:m[3]]) {
+			return true
+		}
+	}
+	return false
+}
+
+// credentialHints are what any text matchesCredential matches holds, in ASCII text, lower-cased: a text of none of them is
 // passed over without the expressions, which cost a quarter of a
 // millisecond for Maven's stock settings.xml of 10 KB, in every run.
-var credentialHints = [][]byte{[]byte("@"), []byte("_auth"), []byte("pass"), []byte("secret"), []byte("token"), []byte("private"), []byte("api"), []byte("authorization"), []byte("/t/")}
+var credentialHints = [][]byte{[]byte("@"), []byte("_auth"), []byte("pass"), []byte("secret"), []byte("token"), []byte("private"), []byte("api"), []byte("authorization"), []byte("/t/"), []byte("bundle_")}
 
 // holdsCredential says whether the text b of a configuration file holds
-// a credential by credentialURL or credentialKey, outside XML comments
+// a credential by matchesCredential, outside XML comments
 // (Maven's stock settings.xml shows a <password> in one, as an example).
 func holdsCredential(b []byte) bool {
 	b = withoutXMLComments(b)
-	if !hintsCredential(b) {
-		return false
-	}
-	return credentialURL().Match(b) || credentialKey().Match(b)
+	return hintsCredential(b) && matchesCredential(b)
 }
 
-// hintsCredential says whether b may hold what credentialURL or
-// credentialKey match: where it is ASCII and holds none of
+// matchesCredential says whether b holds what credentialURL or
+// credentialKey matches, or a gem source's credentials for Bundler
+// (holdsBundlerSource).
+func matchesCredential(b []byte) bool {
+	return credentialURL().Match(b) || credentialKey().Match(b) || holdsBundlerSource(b)
+}
+
+// hintsCredential says whether b may hold what matchesCredential
+// matches: where it is ASCII and holds none of
 // credentialHints, in any case, neither matches. A text with other bytes
 // is never passed over (the expressions' case folding takes U+017F for
 // an s and U+212A for a K).

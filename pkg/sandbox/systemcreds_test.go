@@ -83,31 +83,65 @@ func TestHoldsCredential(t *testing.T) {
 		{"all_proxy=socks5://proxy.test:1080\n", false},
 		{"<settings><servers><server><id>r</id><username>u</username></server></servers></settings>\n", false},
 		{"GPG_KEY_ID=ABCD\nno_bypass=1\n", false},
+		// A YAML list item whose first key names a credential (a
+		// condarc's or any YAML config's list of mappings), nested
+		// lists too; conda's channels and custom_channels with a
+		// token or a user part in their URLs.
+		{"channel_settings:\n  - token: h115-x\n    channel: https://conda.test/private\n", true},
+		{"servers:\n- password: pw\n", true},
+		{"items:\n  -  api_key: k\n", true},
+		{"items:\n  - - secret: s\n", true},
+		{"items:\n\t-\tpassword: pw\n", true},
+		{"channels:\n  - https://conda.test/t/tk-1/private\n  - defaults\n", true},
+		{"custom_channels:\n  private: https://u:pw@conda.test/channels\n", true},
+		// Bundler's credentials for a source, keyed by its host
+		// (bundle config set github.com TOKEN), or its URL, in its
+		// YAML config or the environment's form.
+		{"---\nBUNDLE_GITHUB__COM: \"x-access-token:h115-x\"\n", true},
+		{"---\nBUNDLE_RUBYGEMS__PKG__GITHUB__COM: \"u:t\"\n", true},
+		{"---\nBUNDLE_GEM__FURY__IO: \"t\"\n", true},
+		{"---\nBUNDLE_MY___GEMS__EXAMPLE__TEST: \"u:p\"\n", true},
+		{"---\nBUNDLE_HTTPS://RUBYGEMS__PKG__GITHUB__COM/OWNER: \"u:t\"\n", true},
+		{"---\nBUNDLE_HTTPS://GEMS__EXAMPLE__TEST:8443/: \"u:t\"\n", true},
+		{"BUNDLE_GITHUB__COM=t\n", true},
+		{"export BUNDLE_GEMS__CONTRIBSYS__COM=u:p\n", true},
+		// What the forms still pass over: a list of plain values or
+		// of mappings with no such key, a dash that starts no list
+		// item, and Bundler's own settings (a gem's build options,
+		// a local override, gem's defaults, a mirror without
+		// credentials in its URL).
+		{"channels:\n  - conda-forge\n  - channel: https://conda.test/x\n    auth: conda-auth\n", false},
+		{"opts:\n  -tokenizer\n", false},
+		{"---\nBUNDLE_PATH: \"/usr/local/bundle\"\nBUNDLE_BUILD__NOKOGIRI: \"--use-system-libraries\"\nBUNDLE_LOCAL__RACK: \"/src/rack\"\n", false},
+		{"---\nBUNDLE_GEM__TEST: \"rspec\"\nBUNDLE_GEM__CI: \"github\"\nBUNDLE_GEM__MIT: \"true\"\nBUNDLE_BUILD__SOME___GEM: \"--x\"\n", false},
+		{"---\nBUNDLE_MIRROR__HTTPS://RUBYGEMS__ORG/: \"https://mirror.test/\"\nBUNDLE_JOBS: \"4\"\n", false},
+		// The stock files of those images: the Ruby image's gemrc.
+		{"gem: --no-document\n", false},
 	} {
 		if got := holdsCredential([]byte(tc.text)); got != tc.want {
 			t.Errorf("holdsCredential(%q) = %v, want %v", tc.text, got, tc.want)
 		}
 		// The hints never pass over what the expressions match.
 		b := withoutXMLComments([]byte(tc.text))
-		if full := credentialURL().Match(b) || credentialKey().Match(b); full && !hintsCredential(b) {
+		if full := matchesCredential(b); full && !hintsCredential(b) {
 			t.Errorf("hintsCredential(%q) passes over a text the expressions match", tc.text)
 		}
 	}
 }
 
 // FuzzHoldsCredential: holdsCredential, with its hints and its comment
-// cut, says what the expressions say over the text with every XML
-// comment taken out by an expression too: the hints pass over no text
-// they match.
+// cut, says what matchesCredential (the expressions, with Bundler's own
+// settings told apart) says over the text with every XML comment taken
+// out by an expression too: the hints pass over no text they match.
 func FuzzHoldsCredential(f *testing.F) {
-	for _, s := range []string{"http_proxy=http://u:p@h\n", "//n/:_authToken=t\n", "<!-- <password>p</password> -->",
+	for _, s := range []string{"http_proxy=http://u:p@h\n", "//n/:_authToken=t\n", "- token: t\n", "BUNDLE_GITHUB__COM: t\n", "BUNDLE_BUILD__X: y\n", "<!-- <password>p</password> -->",
 		"<!-- a <!-- b --> <password>x</password>", "pa\u017fsword=1", "\u212aey_token: 1", "export A_SECRET=1", "user=x\n"} {
 		f.Add([]byte(s))
 	}
 	comment := regexp.MustCompile(`(?s)<!--.*?-->`)
 	f.Fuzz(func(t *testing.T, b []byte) {
 		c := comment.ReplaceAll(b, nil)
-		want := credentialURL().Match(c) || credentialKey().Match(c)
+		want := matchesCredential(c)
 		if got := holdsCredential(b); got != want {
 			t.Errorf("holdsCredential(%q) = %v, the expressions say %v", b, got, want)
 		}
