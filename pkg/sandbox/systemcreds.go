@@ -22,8 +22,10 @@ import (
 // as a runner's .env is read by it), pip's and uv's site-wide index with a
 // token in its URL, npm's global npmrc (an _authToken), boto's system
 // config (AWS keys), conda's system condarc (a channel's token),
-// RubyGems' system gemrc (a source with a password in its URL) and
-// Maven's global settings.xml (a server's password).
+// RubyGems' system gemrc (a source with a password in its URL),
+// Maven's global settings.xml (a server's password), Bundler's config (a
+// source's token), cargo's credentials and Gradle's installation's
+// gradle.properties (a repository's password).
 var systemCredentialPaths = []string{
 	"/etc/environment",
 	"/etc/pip.conf", "/etc/xdg/pip/pip.conf",
@@ -47,6 +49,27 @@ var systemCredentialPaths = []string{
 	"/etc/apt/apt.conf", "/etc/apt/apt.conf.d/*", "/etc/apt/sources.list", "/etc/apt/sources.list.d/*",
 	"/etc/wgetrc", "/etc/yum.conf", "/etc/dnf/dnf.conf", "/etc/yum.repos.d/*.repo",
 	"/etc/systemd/system/*.service.d/*.conf",
+	// The same tools' files under the prefix a well-known image installs
+	// them in, as each tool's documentation and the image's build place
+	// them: the Ruby image's system gemrc (Ruby built with prefix
+	// /usr/local reads $sysconfdir/gemrc, where the image writes
+	// `gem: --no-document`) and Bundler's config (its
+	// BUNDLE_APP_CONFIG=/usr/local/bundle: every app's `bundle config
+	// set --local`); the Rust image's CARGO_HOME=/usr/local/cargo, where
+	// `cargo login` keeps its token (a caller whose environment lost
+	// CARGO_HOME, as sudo's does, names it no more); Gradle's
+	// installation's gradle.properties, which it reads after the user's
+	// and the project's (the Gradle image's GRADLE_HOME=/opt/gradle, the
+	// runner images' /usr/share/gradle-VERSION, Debian's
+	// /usr/share/gradle) and the runner images' Maven
+	// (/usr/share/apache-maven-VERSION); conda's $CONDA_ROOT/condarc.d
+	// and pip's site config (sys.prefix's pip.conf) in conda's images,
+	// whose root is /opt/conda.
+	"/usr/local/etc/gemrc", "/usr/local/bundle/config",
+	"/usr/local/cargo/credentials.toml", "/usr/local/cargo/credentials",
+	"/opt/gradle/gradle.properties", "/usr/share/gradle*/gradle.properties",
+	"/usr/share/apache-maven-*/conf/settings.xml",
+	"/opt/conda/condarc.d/*", "/opt/conda/pip.conf",
 }
 
 // systemFilesFix is what to do where one of them cannot be read.

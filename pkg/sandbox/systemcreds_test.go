@@ -148,6 +148,33 @@ func FuzzHoldsCredential(f *testing.F) {
 	})
 }
 
+// TestSystemCredentialPathsCoverImages: the places well-known images and
+// runner images keep these tools' system-wide files under their own
+// prefixes are among systemCredentialPaths (a path or a glob that
+// matches it): the Ruby image's system gemrc (Ruby built with prefix
+// /usr/local reads $sysconfdir/gemrc) and Bundler's config
+// (BUNDLE_APP_CONFIG=/usr/local/bundle), the Rust image's CARGO_HOME,
+// the Gradle image's GRADLE_HOME (/opt/gradle) and the runner images'
+// Gradle and Maven under /usr/share, conda's $CONDA_ROOT/condarc.d and
+// pip's site config of conda's prefix (/opt/conda).
+func TestSystemCredentialPathsCoverImages(t *testing.T) {
+	for _, p := range []string{
+		"/usr/local/etc/gemrc",
+		"/usr/local/bundle/config",
+		"/usr/local/cargo/credentials.toml", "/usr/local/cargo/credentials",
+		"/opt/gradle/gradle.properties", "/usr/share/gradle-8.14.3/gradle.properties", "/usr/share/gradle/gradle.properties",
+		"/usr/share/apache-maven-3.9.11/conf/settings.xml",
+		"/opt/conda/condarc.d/private.yml", "/opt/conda/pip.conf",
+	} {
+		if !slices.ContainsFunc(systemCredentialPaths, func(g string) bool {
+			ok, err := filepath.Match(g, p)
+			return err == nil && ok
+		}) {
+			t.Errorf("%s: no path of systemCredentialPaths matches it", p)
+		}
+	}
+}
+
 // TestUnitWorkingDirs: a runner's unit names its directory as systemd
 // reads it, with svc.sh's form and the others systemd takes.
 func TestUnitWorkingDirs(t *testing.T) {
