@@ -102,14 +102,15 @@ const settingSpace = `[\s\v\x1c-\x1f\x{85}\p{Z}]`
 // boto's and AWS's keys (boto's proxy_pass), a password, a token, an API
 // key or a secret key of any INI, TOML, YAML or shell assignment (RubyGems'
 // :rubygems_api_key:), a YAML list item's too (`- token: …`, in a list
-// of lists too); Maven's <password>, <passphrase> and <privateKey>
+// of lists too), each assignment of a systemd unit's Environment= line
+// (a drop-in's) and pam_env.conf's `NAME DEFAULT=` or `OVERRIDE=`; Maven's <password>, <passphrase> and <privateKey>
 // elements (with attributes too) and a server's httpHeaders property named
 // Private-Token, Job-Token, Deploy-Token or Authorization (GitLab's
 // package registry); and a PEM private key (npm's key=). A setting starts
 // where settingStart says.
 var credentialKey = sync.OnceValue(func() *regexp.Regexp {
 	const ws = settingSpace
-	return regexp.MustCompile(`(?im)` + settingStart + `(?:-` + ws + `+)*(export` + ws + `+)?[^\s=#;]*(_authtoken|_auth|password|passwd|passphrase|secret_access_key|session_token|token|secret|_pass|api_?key|secret_?key|private_?key)["']?` + ws + `*[=:]` +
+	return regexp.MustCompile(`(?im)` + settingStart + `(?:-` + ws + `+)*(?:export` + ws + `+|environment` + ws + `*=(?:[^\r\n]*[\s"'])?)?[^\s=#;]*(?:_authtoken|_auth|password|passwd|passphrase|secret_access_key|session_token|token|secret|_pass|api_?key|secret_?key|private_?key)(?:["']?` + ws + `*[=:]|` + ws + `+(?:default|override)=)` +
 		`|<(password|passphrase|privatekey)(\s[^>]*)?>|<name>\s*(private|job|deploy)-token\s*</name>|<name>\s*authorization\s*</name>|-----BEGIN [a-z0-9 ]*PRIVATE KEY-----`)
 })
 

@@ -115,6 +115,18 @@ func TestHoldsCredential(t *testing.T) {
 		{"---\nBUNDLE_PATH: \"/usr/local/bundle\"\nBUNDLE_BUILD__NOKOGIRI: \"--use-system-libraries\"\nBUNDLE_LOCAL__RACK: \"/src/rack\"\n", false},
 		{"---\nBUNDLE_GEM__TEST: \"rspec\"\nBUNDLE_GEM__CI: \"github\"\nBUNDLE_GEM__MIT: \"true\"\nBUNDLE_BUILD__SOME___GEM: \"--x\"\n", false},
 		{"---\nBUNDLE_MIRROR__HTTPS://RUBYGEMS__ORG/: \"https://mirror.test/\"\nBUNDLE_JOBS: \"4\"\n", false},
+		// systemd's Environment= (a drop-in's, each assignment of its
+		// line) and pam_env.conf's NAME DEFAULT= or OVERRIDE=, the
+		// forms of two files of the list, where a name that says it
+		// holds a token did not start the line.
+		{"[Service]\nEnvironment=\"GITHUB_TOKEN=ghp_x\"\n", true},
+		{"[Service]\nEnvironment=GITHUB_TOKEN=ghp_x\n", true},
+		{"[Service]\nEnvironment=\"A=1\" \"AWS_SECRET_ACCESS_KEY=k\"\n", true},
+		{"[Service]\nEnvironment=A=1 NPM_TOKEN=t\n", true},
+		{"NPM_TOKEN DEFAULT=t\n", true},
+		{"API_KEY\tOVERRIDE=\"k\"\n", true},
+		{"[Service]\nEnvironment=\"HTTP_PROXY=http://proxy.test:3128\" \"NO_PROXY=localhost\"\nExecStart=/usr/bin/dockerd --tokenfile=/x\n", false},
+		{"PAGER DEFAULT=less\nEDITOR OVERRIDE=vi\n", false},
 		// The stock files of those images: the Ruby image's gemrc.
 		{"gem: --no-document\n", false},
 	} {

@@ -35,6 +35,11 @@ var imageCredentialFiles = map[string]string{
 	// and pip's site config of that prefix.
 	"/opt/conda/condarc.d/private.yml": "channels:\n  - https://conda.example.test/t/h115-optcondad-token/private\n",
 	"/opt/conda/pip.conf":              "[global]\nindex-url = https://__token__:h115-condapip-token@pypi.example.test/simple\n",
+	// Two files of the list whose own forms the setting names missed: a
+	// systemd drop-in's Environment= line past its first assignment
+	// (or its first, quoted), and pam_env.conf's NAME DEFAULT=VALUE.
+	"/etc/systemd/system/runner.service.d/env.conf": "[Service]\nEnvironment=\"RUNNER_ALLOW_RUNASROOT=1\" \"GITHUB_TOKEN=h115-dropin-token\"\n",
+	"/etc/security/pam_env.conf":                    "NPM_TOKEN DEFAULT=h115-pamenv-token\n",
 	// No credential: read as it is.
 	"/usr/share/gradle/gradle.properties": "org.gradle.daemon=false\n",
 }
@@ -44,7 +49,9 @@ var imageCredentialFiles = map[string]string{
 // files the check of the eighteenth round left out: a token in a YAML
 // list item (`- token: …`, which the setting names did not take for
 // one), Bundler's credentials for a source keyed by its host
-// (BUNDLE_GITHUB__COM), and each tool's system-wide file at the prefix a
+// (BUNDLE_GITHUB__COM), a token's name in a systemd drop-in's
+// Environment= line and in pam_env.conf's NAME DEFAULT= (which the names
+// took for one only at a line's start), and each tool's system-wide file at the prefix a
 // well-known image installs it under (the Ruby image's gemrc and Bundler
 // config, the Rust image's CARGO_HOME, the Gradle image's and the runner
 // images' Gradle and Maven, conda's root): each world-readable and read
