@@ -103,7 +103,10 @@ const settingSpace = `[\s\v\x1c-\x1f\x{85}\p{Z}]`
 // key or a secret key of any INI, TOML, YAML or shell assignment (RubyGems'
 // :rubygems_api_key:), a YAML list item's too (`- token: …`, in a list
 // of lists too), each assignment of a systemd unit's Environment= line
-// (a drop-in's) and pam_env.conf's `NAME DEFAULT=` or `OVERRIDE=`; Maven's <password>, <passphrase> and <privateKey>
+// (a drop-in's) and pam_env.conf's `NAME DEFAULT=` or `OVERRIDE=`, and a
+// shell's assignment wherever a word starts on a line that no # comments
+// out before it (`export A=1 NPM_TOKEN=…`, `… && export API_KEY=…`, a
+// login script's); Maven's <password>, <passphrase> and <privateKey>
 // elements (with attributes too) and a server's httpHeaders property named
 // Private-Token, Job-Token, Deploy-Token or Authorization (GitLab's
 // package registry); and a PEM private key (npm's key=). A setting starts
@@ -111,6 +114,7 @@ const settingSpace = `[\s\v\x1c-\x1f\x{85}\p{Z}]`
 var credentialKey = sync.OnceValue(func() *regexp.Regexp {
 	const ws = settingSpace
 	return regexp.MustCompile(`(?im)` + settingStart + `(?:-` + ws + `+)*(?:export` + ws + `+|environment` + ws + `*=(?:[^\r\n]*[\s"'])?)?[^\s=#;]*(?:_authtoken|_auth|password|passwd|passphrase|secret_access_key|session_token|token|secret|_pass|api_?key|secret_?key|private_?key)(?:["']?` + ws + `*[=:]|` + ws + `+(?:default|override)=)` +
+		`|^[^#\r\n]*?[\s;&|({][a-z0-9_]*(?:_authtoken|_auth|password|passwd|passphrase|secret_access_key|session_token|token|secret|_pass|api_?key|secret_?key|private_?key)=` +
 		`|<(password|passphrase|privatekey)(\s[^>]*)?>|<name>\s*(private|job|deploy)-token\s*</name>|<name>\s*authorization\s*</name>|-----BEGIN [a-z0-9 ]*PRIVATE KEY-----`)
 })
 

@@ -127,6 +127,17 @@ func TestHoldsCredential(t *testing.T) {
 		{"API_KEY\tOVERRIDE=\"k\"\n", true},
 		{"[Service]\nEnvironment=\"HTTP_PROXY=http://proxy.test:3128\" \"NO_PROXY=localhost\"\nExecStart=/usr/bin/dockerd --tokenfile=/x\n", false},
 		{"PAGER DEFAULT=less\nEDITOR OVERRIDE=vi\n", false},
+		// A shell's assignment past a line's start (a login script of
+		// /etc/profile.d): after another on an export line, after
+		// && or ;, after declare -x; not in a comment, not an
+		// option's name.
+		{"[ -n \"$CI\" ] && export NPM_TOKEN=t\n", true},
+		{"export A=1 GITHUB_TOKEN=t\n", true},
+		{"if true; then API_KEY=k; fi\n", true},
+		{"declare -x API_TOKEN=t\n", true},
+		{"# export A=1 GITHUB_TOKEN=t\n", false},
+		{"exec app --token-file=/run/x --api-key-file=/run/k\n", false},
+		{"[ -r /etc/x ] && . /etc/x\nPS1='\\u@\\h:\\w\\$ '\n", false},
 		// The stock files of those images: the Ruby image's gemrc.
 		{"gem: --no-document\n", false},
 	} {
