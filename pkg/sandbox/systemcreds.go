@@ -161,14 +161,15 @@ func holdsBundlerSource(b []byte) bool {
 	return false
 }
 
-// credentialHints are what any text matchesCredential matches holds, in ASCII text, lower-cased: a text of none of them is
-// passed over without the expressions, which cost a quarter of a
-// millisecond for Maven's stock settings.xml of 10 KB, in every run.
+// credentialHints are what any text matchesCredential matches holds, in
+// ASCII text, lower-cased: a text of none of them is passed over without
+// the expressions, which cost a quarter of a millisecond for Maven's
+// stock settings.xml of 10 KB, in every run.
 var credentialHints = [][]byte{[]byte("@"), []byte("_auth"), []byte("pass"), []byte("secret"), []byte("token"), []byte("private"), []byte("api"), []byte("authorization"), []byte("/t/"), []byte("bundle_")}
 
 // holdsCredential says whether the text b of a configuration file holds
-// a credential by matchesCredential, outside XML comments
-// (Maven's stock settings.xml shows a <password> in one, as an example).
+// a credential by matchesCredential, outside XML comments (Maven's stock
+// settings.xml shows a <password> in one, as an example).
 func holdsCredential(b []byte) bool {
 	b = withoutXMLComments(b)
 	return hintsCredential(b) && matchesCredential(b)
@@ -182,8 +183,8 @@ func matchesCredential(b []byte) bool {
 }
 
 // hintsCredential says whether b may hold what matchesCredential
-// matches: where it is ASCII and holds none of
-// credentialHints, in any case, neither matches. A text with other bytes
+// matches: where it is ASCII and holds none of credentialHints, in any
+// case, it matches nothing. A text with other bytes
 // is never passed over (the expressions' case folding takes U+017F for
 // an s and U+212A for a K).
 func hintsCredential(b []byte) bool {
