@@ -45,11 +45,13 @@ var initBinary = "/proc/self/fd/" + strconv.Itoa(fdExe)
 // ~/.ssh, ~/.aws, ~/.config/gh, ~/.netrc, ~/.npmrc, ~/.docker, ~/.kube,
 // ~/.gnupg; /root; /var/tmp; /var/run where it is a directory; mounted
 // media; a GitHub container job's /__w, whose _temp holds the rendered step
-// scripts and file commands, and /github, its HOME). /tmp and /run (with
+// scripts and file commands, and /github, its HOME; the mail spools,
+// /var/mail and /var/spool/mail, each user's private as its HOME is,
+// with what cron mailed it of its jobs' output). /tmp and /run (with
 // /run/secrets, docker.sock) are always replaced too, and so are the
 // caller's own HOME and runner directories wherever they are
 // (callerSecrets).
-var maskedDirs = []string{"/home", "/root", "/var/tmp", "/var/run", "/mnt", "/media", "/srv", "/__w", "/github"}
+var maskedDirs = []string{"/home", "/root", "/var/tmp", "/var/run", "/mnt", "/media", "/srv", "/__w", "/github", "/var/mail", "/var/spool/mail"}
 
 // strictFSDirs are the system directories a --strict-fs run sees (besides
 // the work tree, /dev, /proc and the throwaway HOME and TMPDIR).
