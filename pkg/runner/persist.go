@@ -36,6 +36,8 @@ const (
 	persistSSH        = "ssh reads ~/.ssh: authorized keys, and the commands its config runs"
 	persistLogin      = "autostart entries and user services run at each login"
 	persistPath       = "~/.local/bin is on the user's PATH ahead of the system's"
+	persistPython     = "Python runs the import lines of each .pth file in site-packages, and sitecustomize and usercustomize there, every time it starts"
+	persistCargo      = "cargo reads .cargo/config.toml in the directories above where it runs and in ~/.cargo on every build, and its rustc-wrapper, linker and runner run programs"
 )
 
 // persistsWhy says why path (a written path as the record names it:
@@ -50,14 +52,21 @@ const (
 // skills, memory and rules, ~/.claude.json and installed plugins (not a plugin's
 // data directory, which a hook may keep its state in), a shell's
 // start-up files, git's and ssh's configuration, login autostarts and
-// ~/.local/bin. CLAUDE_ENV_FILE and the other scripts under
+// ~/.local/bin. In either: Python's start-up files in a site-packages
+// and cargo's config (startupWhy). CLAUDE_ENV_FILE and the other scripts under
 // ~/.claude/session-env have run/env-file.
 func persistsWhy(path string) string {
 	if rel, ok := strings.CutPrefix(path, "~/"); ok {
-		return homePersistsWhy(rel)
+		if why := homePersistsWhy(rel); why != "" || strings.HasPrefix(rel, ".claude/plugins/data/") {
+			return why // a plugin's own venv in its data directory runs for it alone
+		}
+		return startupWhy(rel)
 	}
 	if strings.HasPrefix(path, "$TMPDIR/") || strings.HasPrefix(path, "/dev/shm/") {
 		return ""
+	}
+	if why := startupWhy(strings.TrimPrefix(path, "./")); why != "" {
+		return why
 	}
 	rel := strings.TrimPrefix(path, "./")
 	last := rel[strings.LastIndexByte(rel, '/')+1:]
@@ -73,6 +82,31 @@ func persistsWhy(path string) string {
 		return persistMemory
 	case last == ".mcp.json":
 		return persistMCP
+	}
+	return ""
+}
+
+// startupWhy is persistsWhy for what a common tool reads and runs each
+// time it starts, wherever it lies in the work tree or HOME: a .pth file,
+// sitecustomize.py or usercustomize.py of a site-packages (or Debian's
+// dist-packages) directory, a project's .venv's or the user's
+// (~/.local/lib/pythonX.Y/site-packages), whose import lines Python's
+// site module runs at every start of that interpreter; and a
+// .cargo/config.toml (or its old name, config), which cargo reads from
+// each directory above the one it runs in and from ~/.cargo. "" for any
+// other rel (a path relative to the tree or to HOME).
+func startupWhy(rel string) string {
+	dir, last := "", rel
+	if i := strings.LastIndexByte(rel, '/'); i >= 0 {
+		dir, last = rel[:i], rel[i+1:]
+	}
+	parent := dir[strings.LastIndexByte(dir, '/')+1:]
+	switch {
+	case (parent == "site-packages" || parent == "dist-packages") &&
+		(strings.HasSuffix(last, ".pth") || last == "sitecustomize.py" || last == "usercustomize.py"):
+		return persistPython
+	case parent == ".cargo" && (last == "config.toml" || last == "config"):
+		return persistCargo
 	}
 	return ""
 }

@@ -93,6 +93,25 @@ func TestPersistsWhy(t *testing.T) {
 		{"./.git/hooks/pre-commit", persistGitHook},
 		{"./CLAUDE.md", persistMemory},
 		{"d/1", ""},
+		// Python's start-up files in a site-packages, a project's venv's
+		// or the user's, and cargo's config, in the tree or in HOME.
+		{".venv/lib/python3.12/site-packages/zz-init.pth", persistPython},
+		{"~/.local/lib/python3.11/site-packages/x.pth", persistPython},
+		{"~/.local/lib/python3.11/site-packages/usercustomize.py", persistPython},
+		{"env/lib/python3/dist-packages/sitecustomize.py", persistPython},
+		{"./site-packages/a.pth", persistPython},
+		{".venv/lib/python3.12/site-packages/requests/__init__.py", ""},
+		{".venv/lib/python3.12/site-packages/pkg/x.pth", ""},
+		{".venv/lib/python3.12/site-packages", ""},
+		{"docs/a.pth", ""},
+		{"~/.claude/plugins/data/p-mk/venv/lib/python3.12/site-packages/x.pth", ""},
+		{"$TMPDIR/venv/lib/python3.12/site-packages/x.pth", ""},
+		{".cargo/config.toml", persistCargo},
+		{"crates/a/.cargo/config", persistCargo},
+		{"~/.cargo/config.toml", persistCargo},
+		{"~/.cargo/credentials.toml", ""},
+		{".cargo/x/config.toml", ""},
+		{"cargo/config.toml", ""},
 	} {
 		if got := persistsWhy(tc.path); got != tc.want {
 			t.Errorf("persistsWhy(%q) = %q, want %q", tc.path, got, tc.want)
