@@ -47,11 +47,15 @@ var initBinary = "/proc/self/fd/" + strconv.Itoa(fdExe)
 // media; a GitHub container job's /__w, whose _temp holds the rendered step
 // scripts and file commands, and /github, its HOME; the mail spools,
 // /var/mail and /var/spool/mail, each user's private as its HOME is,
-// with what cron mailed it of its jobs' output). /tmp and /run (with
+// with what cron mailed it of its jobs' output; the journal,
+// /var/log/journal, whose user-UID.journal journald lets that user read,
+// and whose system journal the groups adm and systemd-journal read: what
+// every process logged, sudo's command lines with their arguments among
+// it). /tmp and /run (with
 // /run/secrets, docker.sock) are always replaced too, and so are the
 // caller's own HOME and runner directories wherever they are
 // (callerSecrets).
-var maskedDirs = []string{"/home", "/root", "/var/tmp", "/var/run", "/mnt", "/media", "/srv", "/__w", "/github", "/var/mail", "/var/spool/mail"}
+var maskedDirs = []string{"/home", "/root", "/var/tmp", "/var/run", "/mnt", "/media", "/srv", "/__w", "/github", "/var/mail", "/var/spool/mail", "/var/log/journal"}
 
 // strictFSDirs are the system directories a --strict-fs run sees (besides
 // the work tree, /dev, /proc and the throwaway HOME and TMPDIR).
@@ -109,7 +113,12 @@ var secretFiles = []string{"/etc/shadow", "/etc/shadow-", "/etc/gshadow", "/etc/
 	// agent), and the client keys Docker and Podman present to a
 	// registry.
 	"/etc/gitlab-runner/config.toml", "/etc/buildkite-agent/buildkite-agent.cfg",
-	"/etc/docker/certs.d/*/*.key", "/etc/containers/certs.d/*/*.key"}
+	"/etc/docker/certs.d/*/*.key", "/etc/containers/certs.d/*/*.key",
+	// The auth logs (Debian's, Red Hat's; rotated too), where sudo logs
+	// each command line it runs, arguments and all (a password or a
+	// token given as one), which the group adm reads (a hosted
+	// runner's user is in it).
+	"/var/log/auth.log*", "/var/log/secure*"}
 
 // secretDirs hold secret files only, and are masked whole (an empty
 // tmpfs) where the run may enter them: their files may not be listable by

@@ -1319,7 +1319,7 @@ func groupsProbe(gid int, getgroups func() ([]int, error)) Probe {
 		return Probe{Availability: Available, Detail: "no supplementary groups: a sandbox holds this user's own group alone"}
 	}
 	return Probe{Availability: Unsupported,
-		Detail: fmt.Sprintf("this user's supplementary groups (%s) reach every sandbox it runs: bubblewrap, unprivileged, cannot drop them, so a hook reads what they may read (/etc/shadow and its kind are covered; a log adm reads is not)", strings.Join(extra, ", ")),
+		Detail: fmt.Sprintf("this user's supplementary groups (%s) reach every sandbox it runs: bubblewrap, unprivileged, cannot drop them, so a hook reads what they may read (/etc/shadow and its kind, the journal and the auth logs are covered; another log adm reads is not)", strings.Join(extra, ", ")),
 		Fix:    "run vigiles as root (a root caller's sandbox has no supplementary group), or as a user without these groups"}
 }
 

@@ -44,3 +44,56 @@ func TestRedteam19MailSpoolsAreMasked(t *testing.T) {
 		})
 	}
 }
+
+// hostLogs is vigilesInMountNS's set-up for
+// TestRedteam19HostLogsAreHidden: /var becomes an overlay (its upper
+// layer on a tmpfs at $OV), which the host's /var never sees, holding a
+// journal and auth logs, each with a token: the system's journal (root,
+// 0640, which the groups adm and systemd-journal read), nobody's own
+// journal (journald lets a user read its user-UID.journal by an ACL; here
+// nobody owns it, as the test has no setfacl), and the auth logs, where
+// sudo logs each command it runs with its arguments (auth.log and its
+// rotation of group nogroup, 0640, standing for adm, which a hosted
+// runner's user is in; Red Hat's secure, root's).
+const hostLogs = `mount -t tmpfs -o mode=0755 tmpfs "$OV"
+mkdir "$OV/u" "$OV/w"
+mount -t overlay overlay -o "lowerdir=/var,upperdir=$OV/u,workdir=$OV/w" /var
+j=/var/log/journal/0123456789abcdef0123456789abcdef
+mkdir -p "$j"
+chmod 0755 /var/log/journal "$j"
+echo 'LPKSHHRH sudo[1]: runner : COMMAND=/usr/bin/docker login -p h112-log-token-system' > "$j/system.journal"
+chmod 0640 "$j/system.journal"
+echo 'LPKSHHRH Runner.Listener[2]: job h112-log-token-user' > "$j/user-65534.journal"
+chown nobody "$j/user-65534.journal"
+chmod 0640 "$j/user-65534.journal"
+for f in auth.log auth.log.1; do
+	echo 'sudo: runner : COMMAND=/usr/bin/vault login h112-log-token-auth' > "/var/log/$f"
+	chgrp "$(id -g nobody)" "/var/log/$f"
+	chmod 0640 "/var/log/$f"
+done
+echo 'sudo: runner : COMMAND=/usr/bin/vault login h112-log-token-secure' > /var/log/secure
+chmod 0600 /var/log/secure
+`
+
+// TestRedteam19HostLogsAreHidden: the round's second attempt
+// (scripts/redteam19logs.py), for every caller and a --root-sandbox run:
+// the journal and the auth log hold what other processes logged, sudo's
+// command lines among them (a `sudo docker login -p TOKEN` of an earlier
+// step), and were shown as the host has them: nobody read its own
+// journal, which journald lets each user read (no group needed), and the
+// auth log through its group (adm on a hosted runner, nogroup here), and
+// a --root-sandbox run read all of them. The run now masks the journal's
+// directory and covers the auth logs where it could read them.
+func TestRedteam19HostLogsAreHidden(t *testing.T) {
+	requireBwrap(t)
+	requireRoot(t, "the test puts logs in place in a mount namespace of its own")
+	requireTools(t, "python3", "unshare", "setpriv")
+	for _, c := range callers(t) {
+		t.Run(c.name(), func(t *testing.T) {
+			dir := workTree(t)
+			res := vigilesInMountNS(t, c.runner, dir, hostLogs, []string{"OV=" + t.TempDir()},
+				c.withArgs([]string{"--", "python3", "redteam19logs.py"})...)
+			checkScriptRan(t, res, 5)
+		})
+	}
+}
