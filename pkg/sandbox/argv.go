@@ -118,7 +118,11 @@ var secretFiles = []string{"/etc/shadow", "/etc/shadow-", "/etc/gshadow", "/etc/
 	// each command line it runs, arguments and all (a password or a
 	// token given as one), which the group adm reads (a hosted
 	// runner's user is in it).
-	"/var/log/auth.log*", "/var/log/secure*"}
+	"/var/log/auth.log*", "/var/log/secure*",
+	// The copies of shadow and gshadow Debian's and Ubuntu's passwd
+	// package keeps each day, and the host key that decrypts systemd's
+	// encrypted credentials.
+	"/var/backups/shadow.bak", "/var/backups/gshadow.bak", "/var/lib/systemd/credential.secret"}
 
 // secretDirs hold secret files only, and are masked whole (an empty
 // tmpfs) where the run may enter them: their files may not be listable by
@@ -127,7 +131,9 @@ var secretFiles = []string{"/etc/shadow", "/etc/shadow-", "/etc/gshadow", "/etc/
 // and NetworkManager's connections (private keys, Wi-Fi and VPN
 // passwords), a cluster's keys.
 var secretDirs = []string{"/etc/ssl/private", "/etc/pki/tls/private", "/etc/letsencrypt/archive", "/etc/letsencrypt/keys",
-	"/etc/apt/auth.conf.d", "/etc/wireguard", "/etc/NetworkManager/system-connections", "/etc/kubernetes/pki"}
+	"/etc/apt/auth.conf.d", "/etc/wireguard", "/etc/NetworkManager/system-connections", "/etc/kubernetes/pki",
+	// systemd's credential stores, which a unit's LoadCredential= reads.
+	"/etc/credstore", "/etc/credstore.encrypted"}
 
 // bwrapArgs builds the bubblewrap argv for a plan. The namespaces are
 // listed one by one (not --unshare-all) so that a missing one is an error,

@@ -1,6 +1,7 @@
 package escape
 
 import (
+	"strings"
 	"testing"
 )
 
@@ -94,6 +95,58 @@ func TestRedteam19HostLogsAreHidden(t *testing.T) {
 			res := vigilesInMountNS(t, c.runner, dir, hostLogs, []string{"OV=" + t.TempDir()},
 				c.withArgs([]string{"--", "python3", "redteam19logs.py"})...)
 			checkScriptRan(t, res, 5)
+		})
+	}
+}
+
+// rootOnlyCopies are the root-only files, by their absolute paths, that
+// TestRedteam19RootOnlyCopiesAreCovered adds, each with a token.
+var rootOnlyCopies = []string{
+	"/var/backups/shadow.bak", "/var/backups/gshadow.bak",
+	"/etc/credstore/db.password", "/etc/credstore.encrypted/api.token",
+	"/var/lib/systemd/credential.secret",
+}
+
+// rootOnlyCopiesSetup is vigilesInMountNS's set-up for
+// TestRedteam19RootOnlyCopiesAreCovered: /etc and /var become overlays
+// (their upper layers on tmpfs at $OV and $OV2), which the host's never
+// see, holding rootOnlyCopies, each mode 0600 root in a directory of
+// the mode its tool makes ($FILES lists them).
+const rootOnlyCopiesSetup = `for d in /etc /var; do
+	ov=$OV; [ "$d" = /var ] && ov=$OV2
+	mount -t tmpfs -o mode=0755 tmpfs "$ov"
+	mkdir "$ov/u" "$ov/w"
+	mount -t overlay overlay -o "lowerdir=$d,upperdir=$ov/u,workdir=$ov/w" "$d"
+done
+for f in $FILES; do
+	mkdir -p "${f%/*}"
+	echo "h112-root-only-token $f" > "$f"
+	chmod 0600 "$f"
+done
+chmod 0700 /etc/credstore /etc/credstore.encrypted
+`
+
+// TestRedteam19RootOnlyCopiesAreCovered: the round's third attempt
+// (scripts/redteam19rootonly.py), for every caller and a --root-sandbox
+// run, whose uid 0 is the host's root: /etc/shadow and /etc/gshadow are
+// covered, but the copies Debian's and Ubuntu's passwd package keeps of
+// them each day in /var/backups (shadow.bak, gshadow.bak, mode 0600
+// root) were read whole, and so were systemd's credential stores
+// (/etc/credstore, /etc/credstore.encrypted: the secrets a unit's
+// LoadCredential= reads, mode 0700 root) and the host key that decrypts
+// the encrypted ones (/var/lib/systemd/credential.secret). Each is now
+// covered with /dev/null, or its directory masked, where the run could
+// read it.
+func TestRedteam19RootOnlyCopiesAreCovered(t *testing.T) {
+	requireBwrap(t)
+	requireRoot(t, "the test puts root-only files in place in a mount namespace of its own")
+	requireTools(t, "python3", "unshare", "setpriv")
+	for _, c := range callers(t) {
+		t.Run(c.name(), func(t *testing.T) {
+			dir := workTree(t)
+			res := vigilesInMountNS(t, c.runner, dir, rootOnlyCopiesSetup, []string{"OV=" + t.TempDir(), "OV2=" + t.TempDir(), "FILES=" + strings.Join(rootOnlyCopies, " ")},
+				c.withArgs(append([]string{"--", "python3", "redteam19rootonly.py"}, rootOnlyCopies...))...)
+			checkScriptRan(t, res, len(rootOnlyCopies))
 		})
 	}
 }

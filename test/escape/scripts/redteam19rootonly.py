@@ -1,0 +1,25 @@
+# Root-only copies and stores of secrets outside the places round
+# eighteen covered, which the test added (mode 0600 or 0400 root) and
+# names as arguments: the daily backups of /etc/shadow and /etc/gshadow
+# that Debian's and Ubuntu's passwd package keeps in /var/backups,
+# systemd's credential stores (/etc/credstore, /etc/credstore.encrypted)
+# and the host key that decrypts the encrypted ones. A --root-sandbox
+# run's uid 0 is the host's root, which reads each that vigiles does not
+# cover. The hook reads each.
+import sys
+
+n = 0
+for p in sys.argv[1:]:
+    n += 1
+    why = "empty"
+    try:
+        with open(p, errors="replace") as f:
+            text = f.read()
+    except OSError as e:
+        text = ""
+        why = e.strerror
+    if "h112-root-only-token" in text:
+        print(f"ESCAPE: read {p}", flush=True)
+    else:
+        print(f"ok: {p} read nothing ({why if not text else 'no token'})", flush=True)
+print(f"ran {n}", flush=True)
