@@ -122,7 +122,17 @@ var secretFiles = []string{"/etc/shadow", "/etc/shadow-", "/etc/gshadow", "/etc/
 	// The copies of shadow and gshadow Debian's and Ubuntu's passwd
 	// package keeps each day, and the host key that decrypts systemd's
 	// encrypted credentials.
-	"/var/backups/shadow.bak", "/var/backups/gshadow.bak", "/var/lib/systemd/credential.secret"}
+	"/var/backups/shadow.bak", "/var/backups/gshadow.bak", "/var/lib/systemd/credential.secret",
+	// Services' passwords and keys, each root's (or its service group's)
+	// alone: MySQL's and MariaDB's maintenance login, the SMTP relay's
+	// of postfix and exim, netplan's, wpa_supplicant's and networkd's
+	// Wi-Fi passwords and WireGuard keys, Ceph's keyrings, davfs2's and
+	// ddclient's passwords, rsync's daemon's, Chef's client key, the
+	// Docker daemon's own key.
+	"/etc/mysql/debian.cnf", "/etc/postfix/sasl_passwd", "/etc/postfix/sasl_passwd.db", "/etc/postfix/sasl_passwd.lmdb",
+	"/etc/exim4/passwd.client", "/etc/netplan/*.yaml", "/etc/wpa_supplicant/*.conf", "/etc/systemd/network/*.netdev",
+	"/etc/ceph/*.keyring", "/etc/davfs2/secrets", "/etc/ddclient.conf", "/etc/rsyncd.secrets", "/etc/chef/client.pem",
+	"/etc/docker/key.json"}
 
 // secretDirs hold secret files only, and are masked whole (an empty
 // tmpfs) where the run may enter them: their files may not be listable by
@@ -132,8 +142,11 @@ var secretFiles = []string{"/etc/shadow", "/etc/shadow-", "/etc/gshadow", "/etc/
 // passwords), a cluster's keys.
 var secretDirs = []string{"/etc/ssl/private", "/etc/pki/tls/private", "/etc/letsencrypt/archive", "/etc/letsencrypt/keys",
 	"/etc/apt/auth.conf.d", "/etc/wireguard", "/etc/NetworkManager/system-connections", "/etc/kubernetes/pki",
-	// systemd's credential stores, which a unit's LoadCredential= reads.
-	"/etc/credstore", "/etc/credstore.encrypted"}
+	// systemd's credential stores, which a unit's LoadCredential= reads;
+	// OpenVPN's keys and configs, Salt's and Puppet's agents' keys,
+	// Tailscale's node key.
+	"/etc/credstore", "/etc/credstore.encrypted", "/etc/openvpn", "/etc/salt/pki",
+	"/etc/puppetlabs/puppet/ssl/private_keys", "/var/lib/tailscale"}
 
 // bwrapArgs builds the bubblewrap argv for a plan. The namespaces are
 // listed one by one (not --unshare-all) so that a missing one is an error,

@@ -123,7 +123,9 @@ for f in $FILES; do
 	echo "h112-root-only-token $f" > "$f"
 	chmod 0600 "$f"
 done
-chmod 0700 /etc/credstore /etc/credstore.encrypted
+for d in /etc/credstore /etc/credstore.encrypted /etc/salt/pki /var/lib/tailscale; do
+	if [ -d "$d" ]; then chmod 0700 "$d"; fi
+done
 `
 
 // TestRedteam19RootOnlyCopiesAreCovered: the round's third attempt
@@ -147,6 +149,43 @@ func TestRedteam19RootOnlyCopiesAreCovered(t *testing.T) {
 			res := vigilesInMountNS(t, c.runner, dir, rootOnlyCopiesSetup, []string{"OV=" + t.TempDir(), "OV2=" + t.TempDir(), "FILES=" + strings.Join(rootOnlyCopies, " ")},
 				c.withArgs(append([]string{"--", "python3", "redteam19rootonly.py"}, rootOnlyCopies...))...)
 			checkScriptRan(t, res, len(rootOnlyCopies))
+		})
+	}
+}
+
+// moreRootOnlySecrets are the root-only files of services, by their
+// absolute paths, that TestRedteam19ServicesRootOnlySecretsAreCovered
+// adds, each with a token, as rootOnlyCopies are.
+var moreRootOnlySecrets = []string{
+	"/etc/mysql/debian.cnf", "/etc/postfix/sasl_passwd", "/etc/postfix/sasl_passwd.db", "/etc/exim4/passwd.client",
+	"/etc/netplan/50-cloud-init.yaml", "/etc/wpa_supplicant/wpa_supplicant.conf", "/etc/systemd/network/wg0.netdev",
+	"/etc/ceph/ceph.client.admin.keyring", "/etc/davfs2/secrets", "/etc/ddclient.conf", "/etc/rsyncd.secrets",
+	"/etc/chef/client.pem", "/etc/docker/key.json", "/etc/openvpn/client/office.key", "/etc/salt/pki/minion/minion.pem",
+	"/etc/puppetlabs/puppet/ssl/private_keys/agent.pem", "/var/lib/tailscale/tailscaled.state",
+}
+
+// TestRedteam19ServicesRootOnlySecretsAreCovered: the round's fourth
+// attempt (scripts/redteam19rootonly.py), for every caller and a
+// --root-sandbox run, whose uid 0 is the host's root: round eighteen
+// covered the well-known root-only secrets of /etc it named, but not the
+// passwords and keys services keep as root's alone beside them: MySQL's
+// maintenance login (debian.cnf), postfix's and exim's SMTP relay
+// passwords, netplan's, wpa_supplicant's and networkd's Wi-Fi passwords
+// and WireGuard keys, Ceph's admin keyring, davfs2's, ddclient's and
+// rsync's passwords, Chef's, Salt's and Puppet's agents' keys, the Docker
+// daemon's key, OpenVPN's keys and Tailscale's node key: the run read
+// each whole. Each is now covered with /dev/null, or its directory
+// masked, where the run could read it.
+func TestRedteam19ServicesRootOnlySecretsAreCovered(t *testing.T) {
+	requireBwrap(t)
+	requireRoot(t, "the test puts root-only files in place in a mount namespace of its own")
+	requireTools(t, "python3", "unshare", "setpriv")
+	for _, c := range callers(t) {
+		t.Run(c.name(), func(t *testing.T) {
+			dir := workTree(t)
+			res := vigilesInMountNS(t, c.runner, dir, rootOnlyCopiesSetup, []string{"OV=" + t.TempDir(), "OV2=" + t.TempDir(), "FILES=" + strings.Join(moreRootOnlySecrets, " ")},
+				c.withArgs(append([]string{"--", "python3", "redteam19rootonly.py"}, moreRootOnlySecrets...))...)
+			checkScriptRan(t, res, len(moreRootOnlySecrets))
 		})
 	}
 }
