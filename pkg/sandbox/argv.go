@@ -144,9 +144,12 @@ var secretDirs = []string{"/etc/ssl/private", "/etc/pki/tls/private", "/etc/lets
 	"/etc/apt/auth.conf.d", "/etc/wireguard", "/etc/NetworkManager/system-connections", "/etc/kubernetes/pki",
 	// systemd's credential stores, which a unit's LoadCredential= reads;
 	// OpenVPN's keys and configs, Salt's and Puppet's agents' keys,
-	// Tailscale's node key.
+	// Tailscale's node key; cloud-init's copies of the instance's
+	// user data (where a self-hosted runner's registration token, or a
+	// machine's passwords, are handed to it) and k3s's server's token,
+	// credentials and CA keys.
 	"/etc/credstore", "/etc/credstore.encrypted", "/etc/openvpn", "/etc/salt/pki",
-	"/etc/puppetlabs/puppet/ssl/private_keys", "/var/lib/tailscale"}
+	"/etc/puppetlabs/puppet/ssl/private_keys", "/var/lib/tailscale", "/var/lib/cloud", "/var/lib/rancher/k3s/server"}
 
 // bwrapArgs builds the bubblewrap argv for a plan. The namespaces are
 // listed one by one (not --unshare-all) so that a missing one is an error,

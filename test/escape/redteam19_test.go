@@ -162,6 +162,8 @@ var moreRootOnlySecrets = []string{
 	"/etc/ceph/ceph.client.admin.keyring", "/etc/davfs2/secrets", "/etc/ddclient.conf", "/etc/rsyncd.secrets",
 	"/etc/chef/client.pem", "/etc/docker/key.json", "/etc/openvpn/client/office.key", "/etc/salt/pki/minion/minion.pem",
 	"/etc/puppetlabs/puppet/ssl/private_keys/agent.pem", "/var/lib/tailscale/tailscaled.state",
+	"/var/lib/cloud/instance/user-data.txt", "/var/lib/cloud/instances/i-0123/user-data.txt.i",
+	"/var/lib/rancher/k3s/server/token", "/var/lib/rancher/k3s/server/tls/server-ca.key",
 }
 
 // TestRedteam19ServicesRootOnlySecretsAreCovered: the round's fourth
@@ -173,8 +175,11 @@ var moreRootOnlySecrets = []string{
 // passwords, netplan's, wpa_supplicant's and networkd's Wi-Fi passwords
 // and WireGuard keys, Ceph's admin keyring, davfs2's, ddclient's and
 // rsync's passwords, Chef's, Salt's and Puppet's agents' keys, the Docker
-// daemon's key, OpenVPN's keys and Tailscale's node key: the run read
-// each whole. Each is now covered with /dev/null, or its directory
+// daemon's key, OpenVPN's keys and Tailscale's node key, and the root-only
+// files of /var/lib security.md named as not covered, cloud-init's copies
+// of the instance's user data (a self-hosted runner's registration token
+// where it is handed so) and k3s's server's token and CA keys: the run
+// read each whole. Each is now covered with /dev/null, or its directory
 // masked, where the run could read it.
 func TestRedteam19ServicesRootOnlySecretsAreCovered(t *testing.T) {
 	requireBwrap(t)
