@@ -132,7 +132,11 @@ var secretFiles = []string{"/etc/shadow", "/etc/shadow-", "/etc/gshadow", "/etc/
 	"/etc/mysql/debian.cnf", "/etc/postfix/sasl_passwd", "/etc/postfix/sasl_passwd.db", "/etc/postfix/sasl_passwd.lmdb",
 	"/etc/exim4/passwd.client", "/etc/netplan/*.yaml", "/etc/wpa_supplicant/*.conf", "/etc/systemd/network/*.netdev",
 	"/etc/ceph/*.keyring", "/etc/davfs2/secrets", "/etc/ddclient.conf", "/etc/rsyncd.secrets", "/etc/chef/client.pem",
-	"/etc/docker/key.json"}
+	"/etc/docker/key.json",
+	// debconf's store of the passwords package installs asked for (a
+	// database's root password, slapd's), and the failed logins' log,
+	// where a password typed as the user name is kept.
+	"/var/cache/debconf/passwords.dat", "/var/log/btmp*"}
 
 // secretDirs hold secret files only, and are masked whole (an empty
 // tmpfs) where the run may enter them: their files may not be listable by

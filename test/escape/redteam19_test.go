@@ -164,6 +164,7 @@ var moreRootOnlySecrets = []string{
 	"/etc/puppetlabs/puppet/ssl/private_keys/agent.pem", "/var/lib/tailscale/tailscaled.state",
 	"/var/lib/cloud/instance/user-data.txt", "/var/lib/cloud/instances/i-0123/user-data.txt.i",
 	"/var/lib/rancher/k3s/server/token", "/var/lib/rancher/k3s/server/tls/server-ca.key",
+	"/var/cache/debconf/passwords.dat", "/var/log/btmp", "/var/log/btmp.1",
 }
 
 // TestRedteam19ServicesRootOnlySecretsAreCovered: the round's fourth
@@ -178,8 +179,10 @@ var moreRootOnlySecrets = []string{
 // daemon's key, OpenVPN's keys and Tailscale's node key, and the root-only
 // files of /var/lib security.md named as not covered, cloud-init's copies
 // of the instance's user data (a self-hosted runner's registration token
-// where it is handed so) and k3s's server's token and CA keys: the run
-// read each whole. Each is now covered with /dev/null, or its directory
+// where it is handed so) and k3s's server's token and CA keys; debconf's
+// password store (what package installs asked for: a database's root
+// password) and the failed logins' log (btmp, where a password typed as
+// the user name is kept): the run read each whole. Each is now covered with /dev/null, or its directory
 // masked, where the run could read it.
 func TestRedteam19ServicesRootOnlySecretsAreCovered(t *testing.T) {
 	requireBwrap(t)
