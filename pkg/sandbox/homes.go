@@ -267,6 +267,18 @@ var credentialFileVars = []string{
 	// program that prints it), rclone's config (its remotes' tokens and
 	// passwords), a Hugging Face token.
 	"SOPS_AGE_KEY_FILE", "ANSIBLE_VAULT_PASSWORD_FILE", "RCLONE_CONFIG", "HF_TOKEN_PATH",
+	// gcloud's access token, the AWS SDKs' container credentials token
+	// (EKS Pod Identity's), an Azure service principal's certificate and
+	// key (Azure Identity's, Terraform's azurerm's) and Terraform's OIDC
+	// token, Consul's token, Pulumi's passphrase, Oracle Cloud's CLI
+	// config and API signing key, Databricks' config (its tokens),
+	// Bundler's user config (a gem server's credentials), mysql's login
+	// paths (mysql_config_editor's passwords), libpq's service file
+	// (passwords).
+	"CLOUDSDK_AUTH_ACCESS_TOKEN_FILE", "AWS_CONTAINER_AUTHORIZATION_TOKEN_FILE", "AZURE_CLIENT_CERTIFICATE_PATH",
+	"ARM_CLIENT_CERTIFICATE_PATH", "ARM_OIDC_TOKEN_FILE_PATH", "CONSUL_HTTP_TOKEN_FILE", "PULUMI_CONFIG_PASSPHRASE_FILE",
+	"OCI_CLI_CONFIG_FILE", "OCI_CLI_KEY_FILE", "DATABRICKS_CONFIG_FILE", "BUNDLE_USER_CONFIG", "MYSQL_TEST_LOGIN_FILE",
+	"PGSERVICEFILE",
 }
 
 // credentialDirVars name, in the caller's environment, directories that
@@ -294,6 +306,12 @@ var credentialDirVars = []struct {
 	{"CODEX_HOME", []string{"auth.json"}},
 	// Hugging Face's login: its token, and the named tokens beside it.
 	{"HF_HOME", []string{"token", "stored_tokens"}},
+	// Composer's tokens (GitHub's, a private repository's), Poetry's
+	// repositories' passwords where no keyring holds them (as in CI),
+	// the JFrog CLI's servers' tokens.
+	{"COMPOSER_HOME", []string{"auth.json"}},
+	{"POETRY_CONFIG_DIR", []string{"auth.toml"}},
+	{"JFROG_CLI_HOME_DIR", []string{"jfrog-cli.conf.v6", "jfrog-cli.conf.v5"}},
 }
 
 // credentialSocketVars name, in the caller's environment, sockets that
