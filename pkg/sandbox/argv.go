@@ -51,11 +51,14 @@ var initBinary = "/proc/self/fd/" + strconv.Itoa(fdExe)
 // /var/log/journal, whose user-UID.journal journald lets that user read,
 // and whose system journal the groups adm and systemd-journal read: what
 // every process logged, sudo's command lines with their arguments among
-// it). /tmp and /run (with
+// it; the kernel's debugging file systems, where the host mounts them,
+// root's alone: debugfs, whose scheduler dump names every task of the
+// host, tracefs and pstore, the kernel logs of earlier boots). /tmp and /run (with
 // /run/secrets, docker.sock) are always replaced too, and so are the
 // caller's own HOME and runner directories wherever they are
 // (callerSecrets).
-var maskedDirs = []string{"/home", "/root", "/var/tmp", "/var/run", "/mnt", "/media", "/srv", "/__w", "/github", "/var/mail", "/var/spool/mail", "/var/log/journal"}
+var maskedDirs = []string{"/home", "/root", "/var/tmp", "/var/run", "/mnt", "/media", "/srv", "/__w", "/github", "/var/mail", "/var/spool/mail", "/var/log/journal",
+	"/sys/kernel/debug", "/sys/kernel/tracing", "/sys/fs/pstore"}
 
 // strictFSDirs are the system directories a --strict-fs run sees (besides
 // the work tree, /dev, /proc and the throwaway HOME and TMPDIR).

@@ -197,3 +197,40 @@ func TestRedteam19ServicesRootOnlySecretsAreCovered(t *testing.T) {
 		})
 	}
 }
+
+// kernelDebugFS is vigilesInMountNS's set-up for
+// TestRedteam19KernelDebugFileSystemsAreMasked: the kernel's debugging
+// file systems mounted where a host mounts them (Ubuntu's systemd mounts
+// debugfs and tracefs at boot), in the test's own mount namespace, and a
+// task of the host named h112hostjob (a copy of sleep, in $OV).
+const kernelDebugFS = `mount -t debugfs none /sys/kernel/debug
+mount -t tracefs none /sys/kernel/tracing
+mount -t pstore none /sys/fs/pstore
+mount -t tmpfs -o mode=0755 tmpfs "$OV"
+cp "$(command -v sleep)" "$OV/h112hostjob"
+"$OV/h112hostjob" 120 &
+bg=$!
+`
+
+// TestRedteam19KernelDebugFileSystemsAreMasked: the round's fifth
+// attempt (scripts/redteam19kernelfs.py), for every caller and a
+// --root-sandbox run, whose uid 0 is the host's root and enters the
+// kernel's debugging file systems, root's alone: debugfs's scheduler
+// dump (sched/debug) named every task of the host, h112hostjob among
+// them, outside the pid namespace that hides them from /proc; tracefs
+// (what the kernel traces) and pstore (the kernel logs of earlier boots,
+// which the syslog rule keeps from the command) were entered too. They
+// are now masked (an empty tmpfs over each) in every run.
+func TestRedteam19KernelDebugFileSystemsAreMasked(t *testing.T) {
+	requireBwrap(t)
+	requireRoot(t, "the test mounts the kernel's debugging file systems in a mount namespace of its own")
+	requireTools(t, "python3", "unshare", "setpriv", "sleep")
+	for _, c := range callers(t) {
+		t.Run(c.name(), func(t *testing.T) {
+			dir := workTree(t)
+			res := vigilesInMountNS(t, c.runner, dir, kernelDebugFS, []string{"OV=" + t.TempDir()},
+				c.withArgs([]string{"--", "python3", "redteam19kernelfs.py"})...)
+			checkScriptRan(t, res, 4)
+		})
+	}
+}
