@@ -53,12 +53,15 @@ var initBinary = "/proc/self/fd/" + strconv.Itoa(fdExe)
 // every process logged, sudo's command lines with their arguments among
 // it; the kernel's debugging file systems, where the host mounts them,
 // root's alone: debugfs, whose scheduler dump names every task of the
-// host, tracefs and pstore, the kernel logs of earlier boots). /tmp and /run (with
+// host, tracefs and pstore, the kernel logs of earlier boots; the crash
+// stores, apport's /var/crash and systemd-coredump's cores, where the
+// memory and environment of a crashed process of the caller's uid is
+// that uid's to read). /tmp and /run (with
 // /run/secrets, docker.sock) are always replaced too, and so are the
 // caller's own HOME and runner directories wherever they are
 // (callerSecrets).
 var maskedDirs = []string{"/home", "/root", "/var/tmp", "/var/run", "/mnt", "/media", "/srv", "/__w", "/github", "/var/mail", "/var/spool/mail", "/var/log/journal",
-	"/sys/kernel/debug", "/sys/kernel/tracing", "/sys/fs/pstore"}
+	"/sys/kernel/debug", "/sys/kernel/tracing", "/sys/fs/pstore", "/var/crash", "/var/lib/systemd/coredump"}
 
 // strictFSDirs are the system directories a --strict-fs run sees (besides
 // the work tree, /dev, /proc and the throwaway HOME and TMPDIR).

@@ -234,3 +234,47 @@ func TestRedteam19KernelDebugFileSystemsAreMasked(t *testing.T) {
 		})
 	}
 }
+
+// crashStores is vigilesInMountNS's set-up for
+// TestRedteam19CrashStoresAreMasked: /var becomes an overlay (its upper
+// layer on a tmpfs at $OV), which the host's /var never sees, holding a
+// crash report of apport's and a core of systemd-coredump's for a process
+// of nobody's that crashed with a token in its environment: apport's is
+// nobody's own (mode 0640), systemd-coredump's root's with an ACL that
+// lets nobody read it (here nobody owns it, as the test has no setfacl).
+const crashStores = `mount -t tmpfs -o mode=0755 tmpfs "$OV"
+mkdir "$OV/u" "$OV/w"
+mount -t overlay overlay -o "lowerdir=/var,upperdir=$OV/u,workdir=$OV/w" /var
+mkdir -p /var/crash /var/lib/systemd/coredump
+chmod 1777 /var/crash
+printf 'ProcEnviron:\n GITHUB_TOKEN=h112-crash-token-apport\nCoreDump: base64\n' > /var/crash/_usr_bin_node.65534.crash
+chown nobody /var/crash/_usr_bin_node.65534.crash
+chmod 0640 /var/crash/_usr_bin_node.65534.crash
+c=/var/lib/systemd/coredump/core.node.65534.0123456789abcdef.4242.1700000000000000.zst
+printf 'ELF core GITHUB_TOKEN=h112-crash-token-core\n' > "$c"
+chown nobody "$c"
+chmod 0640 "$c"
+`
+
+// TestRedteam19CrashStoresAreMasked: the round's sixth attempt
+// (scripts/redteam19crash.py), for every caller and a --root-sandbox
+// run: apport's crash reports (/var/crash, Ubuntu's default core
+// handler: each crashed program's core dump and environment, owned by its
+// user) and systemd-coredump's cores (/var/lib/systemd/coredump, each
+// readable by the crashed process's user), the memory of a crashed
+// process of the caller's uid (an earlier step's, with the job's token),
+// were read whole by that uid (nobody, and root on a tree nobody owns)
+// and by a --root-sandbox run. Both are now masked in every run.
+func TestRedteam19CrashStoresAreMasked(t *testing.T) {
+	requireBwrap(t)
+	requireRoot(t, "the test puts crash reports in place in a mount namespace of its own")
+	requireTools(t, "python3", "unshare", "setpriv")
+	for _, c := range callers(t) {
+		t.Run(c.name(), func(t *testing.T) {
+			dir := workTree(t)
+			res := vigilesInMountNS(t, c.runner, dir, crashStores, []string{"OV=" + t.TempDir()},
+				c.withArgs([]string{"--", "python3", "redteam19crash.py"})...)
+			checkScriptRan(t, res, 2)
+		})
+	}
+}
