@@ -47,11 +47,13 @@ var initBinary = "/proc/self/fd/" + strconv.Itoa(fdExe)
 // media; a GitHub container job's /__w, whose _temp holds the rendered step
 // scripts and file commands, and /github, its HOME; the mail spools,
 // /var/mail and /var/spool/mail, each user's private as its HOME is,
-// with what cron mailed it of its jobs' output; the journal,
-// /var/log/journal, whose user-UID.journal journald lets that user read,
-// and whose system journal the groups adm and systemd-journal read: what
-// every process logged, sudo's command lines with their arguments among
-// it; the kernel's debugging file systems, where the host mounts them,
+// with what cron mailed it of its jobs' output; the host's logs,
+// /var/log: what every process logged, sudo's command lines with their
+// arguments among it (auth.log, secure), which the group adm reads (a
+// hosted runner's user is in it), the journal, whose user-UID.journal
+// journald lets that user read, failed logins (btmp); masked whole, as
+// logrotate makes new files there that a cover of a file's path would
+// not hide; the kernel's debugging file systems, where the host mounts them,
 // root's alone: debugfs, whose scheduler dump names every task of the
 // host, tracefs and pstore, the kernel logs of earlier boots; the crash
 // stores, apport's /var/crash and systemd-coredump's cores, where the
@@ -60,7 +62,7 @@ var initBinary = "/proc/self/fd/" + strconv.Itoa(fdExe)
 // /run/secrets, docker.sock) are always replaced too, and so are the
 // caller's own HOME and runner directories wherever they are
 // (callerSecrets).
-var maskedDirs = []string{"/home", "/root", "/var/tmp", "/var/run", "/mnt", "/media", "/srv", "/__w", "/github", "/var/mail", "/var/spool/mail", "/var/log/journal",
+var maskedDirs = []string{"/home", "/root", "/var/tmp", "/var/run", "/mnt", "/media", "/srv", "/__w", "/github", "/var/mail", "/var/spool/mail", "/var/log",
 	"/sys/kernel/debug", "/sys/kernel/tracing", "/sys/fs/pstore", "/var/crash", "/var/lib/systemd/coredump"}
 
 // strictFSDirs are the system directories a --strict-fs run sees (besides
@@ -120,11 +122,6 @@ var secretFiles = []string{"/etc/shadow", "/etc/shadow-", "/etc/gshadow", "/etc/
 	// registry.
 	"/etc/gitlab-runner/config.toml", "/etc/buildkite-agent/buildkite-agent.cfg",
 	"/etc/docker/certs.d/*/*.key", "/etc/containers/certs.d/*/*.key",
-	// The auth logs (Debian's, Red Hat's; rotated too), where sudo logs
-	// each command line it runs, arguments and all (a password or a
-	// token given as one), which the group adm reads (a hosted
-	// runner's user is in it).
-	"/var/log/auth.log*", "/var/log/secure*",
 	// The copies of shadow and gshadow Debian's and Ubuntu's passwd
 	// package keeps each day, and the host key that decrypts systemd's
 	// encrypted credentials.
@@ -140,9 +137,8 @@ var secretFiles = []string{"/etc/shadow", "/etc/shadow-", "/etc/gshadow", "/etc/
 	"/etc/ceph/*.keyring", "/etc/davfs2/secrets", "/etc/ddclient.conf", "/etc/rsyncd.secrets", "/etc/chef/client.pem",
 	"/etc/docker/key.json",
 	// debconf's store of the passwords package installs asked for (a
-	// database's root password, slapd's), and the failed logins' log,
-	// where a password typed as the user name is kept.
-	"/var/cache/debconf/passwords.dat", "/var/log/btmp*"}
+	// database's root password, slapd's).
+	"/var/cache/debconf/passwords.dat"}
 
 // secretDirs hold secret files only, and are masked whole (an empty
 // tmpfs) where the run may enter them: their files may not be listable by

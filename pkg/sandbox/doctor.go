@@ -1299,7 +1299,8 @@ func probeIDMappedTree(ctx context.Context, env *doctorEnv) Probe {
 // probeGroups says whether a non-root caller has supplementary groups,
 // which its sandboxes keep: bubblewrap, unprivileged, cannot drop them
 // (setgroups is denied in a user namespace it maps alone), so a hook
-// reads what they may (adm: /var/log; systemd-journal: the journal).
+// reads what they may (shadow: /etc/shadow, covered; adm: /var/log and
+// systemd-journal: the journal, masked; any other group's files).
 func probeGroups(ctx context.Context, env *doctorEnv) Probe {
 	return groupsProbe(os.Getgid(), os.Getgroups)
 }
@@ -1319,7 +1320,7 @@ func groupsProbe(gid int, getgroups func() ([]int, error)) Probe {
 		return Probe{Availability: Available, Detail: "no supplementary groups: a sandbox holds this user's own group alone"}
 	}
 	return Probe{Availability: Unsupported,
-		Detail: fmt.Sprintf("this user's supplementary groups (%s) reach every sandbox it runs: bubblewrap, unprivileged, cannot drop them, so a hook reads what they may read (/etc/shadow and its kind, the journal and the auth logs are covered; another log adm reads is not)", strings.Join(extra, ", ")),
+		Detail: fmt.Sprintf("this user's supplementary groups (%s) reach every sandbox it runs: bubblewrap, unprivileged, cannot drop them, so a hook reads what they may read (/etc/shadow and its kind and the logs of /var/log are covered; another file a group reads is not)", strings.Join(extra, ", ")),
 		Fix:    "run vigiles as root (a root caller's sandbox has no supplementary group), or as a user without these groups"}
 }
 

@@ -55,7 +55,9 @@ func TestRedteam19MailSpoolsAreMasked(t *testing.T) {
 // nobody owns it, as the test has no setfacl), and the auth logs, where
 // sudo logs each command it runs with its arguments (auth.log and its
 // rotation of group nogroup, 0640, standing for adm, which a hosted
-// runner's user is in; Red Hat's secure, root's).
+// runner's user is in; Red Hat's secure, root's); a second into the run,
+// the auth log is rotated as logrotate does it (renamed to auth.log.0, a
+// new auth.log made), which a cover of the file's path does not follow.
 const hostLogs = `mount -t tmpfs -o mode=0755 tmpfs "$OV"
 mkdir "$OV/u" "$OV/w"
 mount -t overlay overlay -o "lowerdir=/var,upperdir=$OV/u,workdir=$OV/w" /var
@@ -74,6 +76,11 @@ for f in auth.log auth.log.1; do
 done
 echo 'sudo: runner : COMMAND=/usr/bin/vault login h112-log-token-secure' > /var/log/secure
 chmod 0600 /var/log/secure
+(sleep 1; mv /var/log/auth.log /var/log/auth.log.0
+	echo 'sudo: runner : COMMAND=/usr/bin/vault login h112-log-token-rotated' > /var/log/auth.log
+	chgrp "$(id -g nobody)" /var/log/auth.log /var/log/auth.log.0; chmod 0640 /var/log/auth.log /var/log/auth.log.0
+	sleep 120) &
+bg=$!
 `
 
 // TestRedteam19HostLogsAreHidden: the round's second attempt
@@ -83,8 +90,10 @@ chmod 0600 /var/log/secure
 // step), and were shown as the host has them: nobody read its own
 // journal, which journald lets each user read (no group needed), and the
 // auth log through its group (adm on a hosted runner, nogroup here), and
-// a --root-sandbox run read all of them. The run now masks the journal's
-// directory and covers the auth logs where it could read them.
+// a --root-sandbox run read all of them; a cover of the auth log's path
+// alone (/dev/null over the file) did not follow its rotation, and the
+// new auth.log a second into the run was read whole. The run now masks
+// /var/log whole.
 func TestRedteam19HostLogsAreHidden(t *testing.T) {
 	requireBwrap(t)
 	requireRoot(t, "the test puts logs in place in a mount namespace of its own")
@@ -94,7 +103,7 @@ func TestRedteam19HostLogsAreHidden(t *testing.T) {
 			dir := workTree(t)
 			res := vigilesInMountNS(t, c.runner, dir, hostLogs, []string{"OV=" + t.TempDir()},
 				c.withArgs([]string{"--", "python3", "redteam19logs.py"})...)
-			checkScriptRan(t, res, 5)
+			checkScriptRan(t, res, 6)
 		})
 	}
 }

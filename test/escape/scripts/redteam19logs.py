@@ -5,12 +5,14 @@
 # each command line it runs, arguments and all (a password or a token
 # given as one), readable by the group adm. The test filled them; the
 # hook reads each it can find, by listing and by name.
-import glob
+# The auth log is rotated a second into the run: the hook waits for it.
+import glob, time
 
+time.sleep(3)
 n = 0
 paths = ["/var/log/journal/0123456789abcdef0123456789abcdef/system.journal",
          "/var/log/journal/0123456789abcdef0123456789abcdef/user-65534.journal",
-         "/var/log/auth.log", "/var/log/auth.log.1", "/var/log/secure"]
+         "/var/log/auth.log", "/var/log/auth.log.0", "/var/log/auth.log.1", "/var/log/secure"]
 for p in sorted(set(paths) | set(glob.glob("/var/log/journal/*/*.journal"))):
     if p not in paths:
         print(f"ESCAPE: listed {p}", flush=True)
