@@ -138,7 +138,11 @@ var secretFiles = []string{"/etc/shadow", "/etc/shadow-", "/etc/gshadow", "/etc/
 	"/etc/docker/key.json",
 	// debconf's store of the passwords package installs asked for (a
 	// database's root password, slapd's).
-	"/var/cache/debconf/passwords.dat"}
+	"/var/cache/debconf/passwords.dat",
+	// A directory-joined host's: SSSD's config (its LDAP bind password),
+	// the LDAP bind passwords of libnss-ldap, pam_ldap and nslcd.
+	"/etc/sssd/sssd.conf", "/etc/sssd/conf.d/*.conf", "/etc/ldap.secret", "/etc/libnss-ldap.secret",
+	"/etc/pam_ldap.secret", "/etc/nslcd.conf"}
 
 // secretDirs hold secret files only, and are masked whole (an empty
 // tmpfs) where the run may enter them: their files may not be listable by
@@ -155,7 +159,11 @@ var secretDirs = []string{"/etc/ssl/private", "/etc/pki/tls/private", "/etc/lets
 	// machine's passwords, are handed to it) and k3s's server's token,
 	// credentials and CA keys.
 	"/etc/credstore", "/etc/credstore.encrypted", "/etc/openvpn", "/etc/salt/pki",
-	"/etc/puppetlabs/puppet/ssl/private_keys", "/var/lib/tailscale", "/var/lib/cloud", "/var/lib/rancher/k3s/server"}
+	"/etc/puppetlabs/puppet/ssl/private_keys", "/var/lib/tailscale", "/var/lib/cloud", "/var/lib/rancher/k3s/server",
+	// SSSD's caches (the directory's users' password hashes) and
+	// secrets, Samba's private store (a domain member's machine
+	// password).
+	"/var/lib/sss/db", "/var/lib/sss/secrets", "/var/lib/samba/private"}
 
 // bwrapArgs builds the bubblewrap argv for a plan. The namespaces are
 // listed one by one (not --unshare-all) so that a missing one is an error,

@@ -174,6 +174,9 @@ var moreRootOnlySecrets = []string{
 	"/var/lib/cloud/instance/user-data.txt", "/var/lib/cloud/instances/i-0123/user-data.txt.i",
 	"/var/lib/rancher/k3s/server/token", "/var/lib/rancher/k3s/server/tls/server-ca.key",
 	"/var/cache/debconf/passwords.dat", "/var/log/btmp", "/var/log/btmp.1",
+	"/etc/sssd/sssd.conf", "/etc/sssd/conf.d/ad.conf", "/etc/ldap.secret", "/etc/libnss-ldap.secret", "/etc/pam_ldap.secret",
+	"/etc/nslcd.conf", "/var/lib/sss/db/cache_corp.example.test.ldb", "/var/lib/sss/secrets/secrets.ldb",
+	"/var/lib/samba/private/secrets.tdb",
 }
 
 // TestRedteam19ServicesRootOnlySecretsAreCovered: the round's fourth
@@ -191,7 +194,9 @@ var moreRootOnlySecrets = []string{
 // where it is handed so) and k3s's server's token and CA keys; debconf's
 // password store (what package installs asked for: a database's root
 // password) and the failed logins' log (btmp, where a password typed as
-// the user name is kept): the run read each whole. Each is now covered with /dev/null, or its directory
+// the user name is kept); a directory-joined host's SSSD config and
+// caches, LDAP bind passwords and Samba's machine password: the run read
+// each whole. Each is now covered with /dev/null, or its directory
 // masked, where the run could read it.
 func TestRedteam19ServicesRootOnlySecretsAreCovered(t *testing.T) {
 	requireBwrap(t)
