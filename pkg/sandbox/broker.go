@@ -696,6 +696,17 @@ func runConfined(ctx context.Context, spec Spec, bwrap, cwd string, gate *turnGa
 			maskDirs = append(maskDirs, d)
 		}
 	}
+	// Other CI systems' temporary directories, where a job's secret files
+	// are (GitLab's <CI_PROJECT_DIR>.tmp, Azure Pipelines', Jenkins').
+	ciDirs, ciHeld := ciTempDirs(os.Getenv, spec.Dir, view)
+	if len(ciHeld) > 0 {
+		return fail(fmt.Errorf("%w: the work tree %s holds the CI job's temporary directory %s, where its secret files are, which a confined run hides from the command, and the tree is shown whole; fix: give the project's own directory as the work tree (%s)", ErrRefused, spec.Dir, ciHeld[0], workTreeFlags))
+	}
+	for _, d := range ciDirs {
+		if !slices.Contains(maskDirs, d) {
+			maskDirs = append(maskDirs, d)
+		}
+	}
 	// The checkouts nested in the tree, whose configs the init scrubs,
 	// are searched for beside bubblewrap's start: the init needs them
 	// with its config, not before.

@@ -1,8 +1,13 @@
 package sandbox
 
 import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestRedteam19MoreCredentialFilesTheEnvironmentNames: the nineteenth
@@ -53,5 +58,50 @@ func TestRedteam19MoreCredentialFilesTheEnvironmentNames(t *testing.T) {
 	res := run(t, Spec{Dir: tree, Command: sh(`cat ` + strings.Join(names, " ") + `; exit 0`)})
 	if res.Tier != TierConfined || res.Error != "" || strings.Contains(res.Stdout, "SECRET") || strings.Count(res.Stdout, "KEPT") != 2 {
 		t.Errorf("tier %s error %q stdout %q, want every credential file empty and the two other files as they are", res.Tier, res.Error, res.Stdout)
+	}
+}
+
+// TestRedteam19CITempDirsAreMasked: the round's attempt at the other CI
+// systems' temporary directories, where a job's secret files are, beside
+// its workspace and under no mask: GitLab writes each file-type CI/CD
+// variable, whatever its name, to <CI_PROJECT_DIR>.tmp/NAME (root's,
+// world-readable, in a job that runs as root), Azure Pipelines a job's
+// secure files to AGENT_TEMPDIRECTORY, Jenkins' withCredentials its file
+// credentials under WORKSPACE_TMP. The hook read each whole; each
+// directory is now masked, as RUNNER_TEMP is. A tree that holds one
+// (the builds directory given as the tree) is refused, naming it.
+func TestRedteam19CITempDirsAreMasked(t *testing.T) {
+	requireConfinement(t)
+	requireRoot(t, "the CI directories are made in /var/lib, outside the fixed masks")
+	base := tempDirIn(t, "/var/lib", "vigiles-ci-", 0o755)
+	files := map[string]string{
+		"builds/group/project/README":                "KEPT\n",
+		"builds/group/project.tmp/DEPLOY_KEY":        "SECRET-gitlab\n",
+		"agent/_work/_temp/signing.p12":              "SECRET-azure\n",
+		"jenkins/ws@tmp/secretFiles/0f1e/kubeconfig": "SECRET-jenkins\n",
+	}
+	for rel, text := range files {
+		p := filepath.Join(base, rel)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tree := filepath.Join(base, "builds/group/project")
+	t.Setenv("CI_PROJECT_DIR", tree)
+	t.Setenv("AGENT_TEMPDIRECTORY", filepath.Join(base, "agent/_work/_temp"))
+	t.Setenv("WORKSPACE_TMP", filepath.Join(base, "jenkins/ws@tmp"))
+	res := run(t, Spec{Dir: tree, Command: sh(`cat README ` + filepath.Join(base, "builds/group/project.tmp/DEPLOY_KEY") + ` ` +
+		filepath.Join(base, "agent/_work/_temp/signing.p12") + ` ` + filepath.Join(base, "jenkins/ws@tmp/secretFiles/0f1e/kubeconfig") + `; exit 0`)})
+	if res.Tier != TierConfined || res.Error != "" || strings.Contains(res.Stdout, "SECRET") || !strings.Contains(res.Stdout, "KEPT") {
+		t.Errorf("tier %s error %q refusal %q stdout %q, want the three CI directories hidden and the tree's README read", res.Tier, res.Error, res.Refusal, res.Stdout)
+	}
+	// The builds directory as the tree: it holds GitLab's .tmp.
+	res, err := Run(context.Background(), Spec{Mode: ModeStrict, Timeout: 30 * time.Second, Dir: filepath.Join(base, "builds/group"),
+		Command: sh(`cat project.tmp/DEPLOY_KEY; exit 0`)})
+	if !errors.Is(err, ErrRefused) || res.Tier != TierRefused || !strings.Contains(err.Error(), "CI_PROJECT_DIR=") || strings.Contains(res.Stdout, "SECRET") {
+		t.Errorf("error %v tier %s stdout %q, want a refusal naming CI_PROJECT_DIR", err, res.Tier, res.Stdout)
 	}
 }

@@ -1,0 +1,56 @@
+package sandbox
+
+import (
+	"os"
+	"path/filepath"
+
+	"github.com/vigiles/action/pkg/sandbox/internal/fsx"
+)
+
+// ciTempVars are the temporary directories other CI systems keep a job's
+// secret files in, beside its workspace and outside every fixed mask, as
+// the caller's environment names them: each is masked as RUNNER_TEMP is
+// (callerSecrets). GitLab writes each of a job's file-type CI/CD
+// variables (a kubeconfig, a cloud key, an SSH key, whatever its name) to
+// <CI_PROJECT_DIR>.tmp/NAME, world-readable where the job runs as root;
+// Azure Pipelines downloads a job's secure files (certificates,
+// keystores) to AGENT_TEMPDIRECTORY; Jenkins' withCredentials writes its
+// file credentials under WORKSPACE_TMP (<workspace>@tmp/secretFiles).
+var ciTempVars = []struct {
+	name, suffix string
+}{
+	{"CI_PROJECT_DIR", ".tmp"},
+	{"AGENT_TEMPDIRECTORY", ""},
+	{"WORKSPACE_TMP", ""},
+}
+
+// ciTempDirs lists the directories of ciTempVars that are there, as
+// getenv names them, with their links resolved: those the run sees and
+// may enter, to mask (dirs), and those the work tree tree holds, which a
+// mask could not hide from the tree's overlay (held: the run is
+// refused).
+func ciTempDirs(getenv func(string) string, tree string, v hostView) (dirs, held []string) {
+	for _, c := range ciTempVars {
+		val := getenv(c.name)
+		if val == "" || !filepath.IsAbs(val) {
+			continue
+		}
+		d, err := filepath.EvalSymlinks(filepath.Clean(val) + c.suffix)
+		if err != nil || systemDir(d) {
+			continue
+		}
+		if fi, err := os.Stat(d); err != nil || !fi.IsDir() {
+			continue
+		}
+		switch {
+		case fsx.Under(d, tree):
+			held = append(held, c.name+"="+val+" ("+d+")")
+		case fsx.Under(tree, d):
+			// The tree lies in it: a job that runs vigiles on its own
+			// temporary directory, shown whole as any tree is.
+		case v.reads(d, 0o1):
+			dirs = append(dirs, d)
+		}
+	}
+	return dirs, held
+}
