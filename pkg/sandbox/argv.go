@@ -131,11 +131,11 @@ var secretFiles = []string{"/etc/shadow", "/etc/shadow-", "/etc/gshadow", "/etc/
 	// of postfix and exim, netplan's, wpa_supplicant's and networkd's
 	// Wi-Fi passwords and WireGuard keys, Ceph's keyrings, davfs2's and
 	// ddclient's passwords, rsync's daemon's, Chef's client key, the
-	// Docker daemon's own key.
+	// Docker daemon's own key, containerd's registry client keys.
 	"/etc/mysql/debian.cnf", "/etc/postfix/sasl_passwd", "/etc/postfix/sasl_passwd.db", "/etc/postfix/sasl_passwd.lmdb",
 	"/etc/exim4/passwd.client", "/etc/netplan/*.yaml", "/etc/wpa_supplicant/*.conf", "/etc/systemd/network/*.netdev",
 	"/etc/ceph/*.keyring", "/etc/davfs2/secrets", "/etc/ddclient.conf", "/etc/rsyncd.secrets", "/etc/chef/client.pem",
-	"/etc/docker/key.json",
+	"/etc/docker/key.json", "/etc/containerd/certs.d/*/*.key",
 	// debconf's store of the passwords package installs asked for (a
 	// database's root password, slapd's).
 	"/var/cache/debconf/passwords.dat",

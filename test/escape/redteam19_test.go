@@ -176,7 +176,7 @@ var moreRootOnlySecrets = []string{
 	"/var/cache/debconf/passwords.dat", "/var/log/btmp", "/var/log/btmp.1",
 	"/etc/sssd/sssd.conf", "/etc/sssd/conf.d/ad.conf", "/etc/ldap.secret", "/etc/libnss-ldap.secret", "/etc/pam_ldap.secret",
 	"/etc/nslcd.conf", "/var/lib/sss/db/cache_corp.example.test.ldb", "/var/lib/sss/secrets/secrets.ldb",
-	"/var/lib/samba/private/secrets.tdb",
+	"/var/lib/samba/private/secrets.tdb", "/etc/containerd/certs.d/registry.example.test/client.key",
 }
 
 // TestRedteam19ServicesRootOnlySecretsAreCovered: the round's fourth
