@@ -34,7 +34,8 @@ const (
 	persistShell      = "a shell runs its start-up files each time it starts"
 	persistGitUser    = "git reads the user's config on every command, in every repository"
 	persistSSH        = "ssh reads ~/.ssh: authorized keys, and the commands its config runs"
-	persistLogin      = "autostart entries and user services run at each login"
+	persistLogin      = "autostart entries, user services and the environment they start with (environment.d, ~/.pam_environment: LD_PRELOAD there loads code) take effect at each login"
+	persistGradle     = "Gradle runs the init scripts of ~/.gradle on every build, in every project"
 	persistPath       = "~/.local/bin is on the user's PATH ahead of the system's"
 	persistPython     = "Python runs the import lines of each .pth file in site-packages, and sitecustomize and usercustomize there, every time it starts"
 	persistCargo      = "cargo reads .cargo/config.toml in the directories above where it runs and in ~/.cargo on every build, and its rustc-wrapper, linker and runner run programs"
@@ -206,8 +207,10 @@ func homePersistsWhy(rel string) string {
 		return persistGitUser
 	case under(".ssh/"):
 		return persistSSH
-	case under(".config/autostart/", ".config/systemd/user/"):
+	case under(".config/autostart/", ".config/systemd/user/", ".config/environment.d/") || rel == ".pam_environment":
 		return persistLogin
+	case rel == ".gradle/init.gradle" || rel == ".gradle/init.gradle.kts" || under(".gradle/init.d/"):
+		return persistGradle
 	case under(".local/bin/"):
 		return persistPath
 	}

@@ -112,6 +112,14 @@ func TestPersistsWhy(t *testing.T) {
 		{"~/.cargo/credentials.toml", ""},
 		{".cargo/x/config.toml", ""},
 		{"cargo/config.toml", ""},
+		// The environment a login's services start with, and Gradle's
+		// init scripts.
+		{"~/.config/environment.d/50-x.conf", persistLogin},
+		{"~/.pam_environment", persistLogin},
+		{"~/.gradle/init.d/x.gradle", persistGradle},
+		{"~/.gradle/init.gradle.kts", persistGradle},
+		{"~/.gradle/caches/x.bin", ""},
+		{".gradle/init.d/x.gradle", ""},
 	} {
 		if got := persistsWhy(tc.path); got != tc.want {
 			t.Errorf("persistsWhy(%q) = %q, want %q", tc.path, got, tc.want)
