@@ -137,3 +137,40 @@ func TestCheckRunsIdenticalHooksOnce(t *testing.T) {
 		t.Errorf("%d notices of the run left out, want one", notes)
 	}
 }
+
+// TestHooksDifferingInTimeoutOrOnFailureEachRun: vigiles keeps apart
+// alike command hooks that differ in timeout or onFailure (their runs'
+// records could differ: one cut sooner, one whose failure blocks), so
+// each runs; only the one declared again as it is is left out, with a
+// notice.
+func TestHooksDifferingInTimeoutOrOnFailureEachRun(t *testing.T) {
+	dir := makeTree(t, map[string]string{
+		".claude/settings.json": `{"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
+			{"type": "command", "command": "true guard"},
+			{"type": "command", "command": "true guard", "timeout": 30},
+			{"type": "command", "command": "true guard", "onFailure": "block"},
+			{"type": "command", "command": "true guard"}]}]}}`,
+	})
+	rep, err := Audit(context.Background(), Options{Dir: dir, Executor: fakeHooks()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, r := range rep.Runs {
+		ids = append(ids, strings.TrimPrefix(r.ID, ".claude/settings.json#hooks.PreToolUse[0]."))
+	}
+	slices.Sort(ids)
+	want := []string{"hooks[1]@Bash", "hooks[2]@Bash", "hooks[3]@Bash"}
+	if !slices.Equal(ids, want) {
+		t.Errorf("runs %q, want %q: hooks that differ in timeout or onFailure each run, and of the two alike the last declared", ids, want)
+	}
+	var left []string
+	for _, f := range rep.Findings {
+		if f.Rule == RuleNoRun && f.Severity == report.SeverityNotice {
+			left = append(left, f.Hook)
+		}
+	}
+	if len(left) != 1 || !strings.HasSuffix(left[0], "hooks[0]@Bash") {
+		t.Errorf("runs left out %q, want hooks[0]@Bash alone", left)
+	}
+}
