@@ -174,3 +174,33 @@ func TestHooksDifferingInTimeoutOrOnFailureEachRun(t *testing.T) {
 		t.Errorf("runs left out %q, want hooks[0]@Bash alone", left)
 	}
 }
+
+// TestScopedHooksAreNotMergedWithSettings: the hooks Claude Code runs
+// once for a call are those one source declares again, not a skill's,
+// agent's or command's own (docs/report-format.md, plan/not-run): a
+// skill's hook and the project settings' alike command hook each run,
+// and neither is left out.
+func TestScopedHooksAreNotMergedWithSettings(t *testing.T) {
+	dir := makeTree(t, map[string]string{
+		".claude/settings.json":     `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "true same"}]}]}}`,
+		".claude/skills/s/SKILL.md": "---\nname: s\nhooks:\n  Stop:\n    - hooks:\n        - type: command\n          command: true same\n---\n",
+	})
+	rep, err := Audit(context.Background(), Options{Dir: dir, Executor: fakeHooks()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, r := range rep.Runs {
+		ids = append(ids, r.ID)
+	}
+	slices.Sort(ids)
+	want := []string{".claude/settings.json#hooks.Stop[0].hooks[0]", ".claude/skills/s/SKILL.md#hooks.Stop[0].hooks[0]"}
+	if !slices.Equal(ids, want) {
+		t.Errorf("runs %q, want %q: a skill's hook runs beside the settings' alike one", ids, want)
+	}
+	for _, f := range rep.Findings {
+		if f.Rule == RuleNoRun {
+			t.Errorf("%s %s: %s", f.Rule, f.Hook, f.Message)
+		}
+	}
+}
