@@ -366,7 +366,49 @@ func systemCredentialFilePaths() []string {
 		m, _ := filepath.Glob(g)
 		paths = append(paths, m...)
 	}
-	return paths
+	return append(paths, unitEnvironmentFiles()...)
+}
+
+// unitEnvironmentPaths are the systemd units and drop-ins of the host's
+// own configuration whose EnvironmentFile= lines name a file whose
+// assignments a service's environment gets: Docker's documented proxy
+// set-up keeps its credentials there as well as in Environment=.
+var unitEnvironmentPaths = []string{"/etc/systemd/system/*.service", "/etc/systemd/system/*.service.d/*.conf"}
+
+// environmentFileLine is a unit's EnvironmentFile= setting; submatch 1
+// is its value.
+var environmentFileLine = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?m)^[ \t]*EnvironmentFile[ \t]*=[ \t]*([^\r\n]*)`)
+})
+
+// unitEnvironmentFiles are the files the EnvironmentFile= lines of
+// unitEnvironmentPaths name (a leading - dropped, a wildcard expanded, a
+// value with a specifier or not absolute passed over), each
+// checked as a file of systemCredentialPaths is.
+func unitEnvironmentFiles() []string {
+	var out []string
+	for _, g := range unitEnvironmentPaths {
+		units, _ := filepath.Glob(g)
+		for _, u := range units {
+			real, err := filepath.EvalSymlinks(u)
+			if err != nil {
+				continue
+			}
+			b, err := readSmallRegular(real, maxSystemCredentialFile)
+			if err != nil {
+				continue
+			}
+			for _, m := range environmentFileLine().FindAllSubmatch(b, -1) {
+				v := strings.TrimPrefix(strings.Trim(strings.TrimSpace(string(m[1])), `"'`), "-")
+				if !filepath.IsAbs(v) || strings.Contains(v, "%") {
+					continue
+				}
+				f, _ := filepath.Glob(v)
+				out = append(out, f...)
+			}
+		}
+	}
+	return out
 }
 
 // readSmallRegular reads the regular file p, following no link at its

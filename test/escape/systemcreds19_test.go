@@ -40,6 +40,11 @@ var imageCredentialFiles = map[string]string{
 	// (or its first, quoted), and pam_env.conf's NAME DEFAULT=VALUE.
 	"/etc/systemd/system/runner.service.d/env.conf": "[Service]\nEnvironment=\"RUNNER_ALLOW_RUNASROOT=1\" \"GITHUB_TOKEN=h115-dropin-token\"\n",
 	"/etc/security/pam_env.conf":                    "NPM_TOKEN DEFAULT=h115-pamenv-token\n",
+	// A drop-in that names the file with the proxy's credentials
+	// (Docker's documented EnvironmentFile=, - for "if it is there"):
+	// the drop-in, which holds none, reads as it is, the file as empty.
+	"/etc/systemd/system/docker.service.d/proxy.conf": "[Service]\nEnvironmentFile=-/etc/default/docker-proxy\n",
+	"/etc/default/docker-proxy":                       "HTTPS_PROXY=http://u:h115-envfile-token@proxy.example.test:3128\n",
 	// A login script's assignment past its line's start.
 	"/etc/profile.d/h115-ci.sh": "[ -n \"$CI\" ] && export NPM_TOKEN=h115-profile-token\n",
 	// No credential: read as it is.
@@ -54,7 +59,7 @@ var imageCredentialFiles = map[string]string{
 // (BUNDLE_GITHUB__COM), a token's name in a systemd drop-in's
 // Environment= line, in pam_env.conf's NAME DEFAULT= and in a login
 // script's `… && export NPM_TOKEN=…` (which the names took for one only
-// at a line's start), and each tool's system-wide file at the prefix a
+// at a line's start), the file a drop-in's EnvironmentFile= names, and each tool's system-wide file at the prefix a
 // well-known image installs it under (the Ruby image's gemrc and Bundler
 // config, the Rust image's CARGO_HOME, the Gradle image's and the runner
 // images' Gradle and Maven, conda's root): each world-readable and read
