@@ -135,7 +135,8 @@ var bundlerSourceKey = sync.OnceValue(func() *regexp.Regexp {
 // host, is one of Bundler's own settings named by a dot, as a host
 // with one dot is: a gem's build options (build.GEM), a local checkout
 // (local.GEM), a mirror (mirror.URL, whose credentials, if any, are in
-// its URL value) or `bundle gem`'s defaults (gem.test, gem.ci, …).
+// its URL value), `bundle gem`'s defaults (gem.test, gem.ci, …) or
+// path.system (install to the system's gems).
 // A host of more labels (gem.fury.io) is a source.
 func bundlerOwnSetting(host []byte) bool {
 	labels := bytes.ReplaceAll(bytes.ToLower(host), []byte("___"), []byte("-"))
@@ -144,7 +145,7 @@ func bundlerOwnSetting(host []byte) bool {
 		return false
 	}
 	switch string(first) {
-	case "build", "local", "mirror", "gem":
+	case "build", "local", "mirror", "gem", "path":
 		return true
 	}
 	return false

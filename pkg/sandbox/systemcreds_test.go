@@ -115,6 +115,8 @@ func TestHoldsCredential(t *testing.T) {
 		{"---\nBUNDLE_PATH: \"/usr/local/bundle\"\nBUNDLE_BUILD__NOKOGIRI: \"--use-system-libraries\"\nBUNDLE_LOCAL__RACK: \"/src/rack\"\n", false},
 		{"---\nBUNDLE_GEM__TEST: \"rspec\"\nBUNDLE_GEM__CI: \"github\"\nBUNDLE_GEM__MIT: \"true\"\nBUNDLE_BUILD__SOME___GEM: \"--x\"\n", false},
 		{"---\nBUNDLE_MIRROR__HTTPS://RUBYGEMS__ORG/: \"https://mirror.test/\"\nBUNDLE_JOBS: \"4\"\n", false},
+		// Bundler's own path.system (bundle config set path.system true).
+		{"---\nBUNDLE_PATH__SYSTEM: \"true\"\n", false},
 		// systemd's Environment= (a drop-in's, each assignment of its
 		// line) and pam_env.conf's NAME DEFAULT= or OVERRIDE=, the
 		// forms of two files of the list, where a name that says it
