@@ -26,9 +26,9 @@ var ciTempVars = []struct {
 
 // ciTempDirs lists the directories of ciTempVars that are there, as
 // getenv names them, with their links resolved: those the run sees and
-// may enter, to mask (dirs), and those the work tree tree holds, which a
-// mask could not hide from the tree's overlay (held: the run is
-// refused).
+// may enter, to mask (dirs), the tree shown over it where it lies in
+// one, and those the work tree tree holds, which a mask could not hide
+// from the tree's overlay (held: the run is refused).
 func ciTempDirs(getenv func(string) string, tree string, v hostView) (dirs, held []string) {
 	for _, c := range ciTempVars {
 		val := getenv(c.name)
@@ -45,10 +45,10 @@ func ciTempDirs(getenv func(string) string, tree string, v hostView) (dirs, held
 		switch {
 		case fsx.Under(d, tree):
 			held = append(held, c.name+"="+val+" ("+d+")")
-		case fsx.Under(tree, d):
-			// The tree lies in it: a job that runs vigiles on its own
-			// temporary directory, shown whole as any tree is.
 		case v.reads(d, 0o1):
+			// The tree may lie in it (a plugin cloned there to be
+			// audited): the tree is shown over the mask, as one in a
+			// masked HOME is, and its secret files beside the tree not.
 			dirs = append(dirs, d)
 		}
 	}

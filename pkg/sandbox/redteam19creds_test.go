@@ -104,4 +104,18 @@ func TestRedteam19CITempDirsAreMasked(t *testing.T) {
 	if !errors.Is(err, ErrRefused) || res.Tier != TierRefused || !strings.Contains(err.Error(), "CI_PROJECT_DIR=") || strings.Contains(res.Stdout, "SECRET") {
 		t.Errorf("error %v tier %s stdout %q, want a refusal naming CI_PROJECT_DIR", err, res.Tier, res.Stdout)
 	}
+	// A tree in one of them (a plugin cloned into Azure's temporary
+	// directory to be audited): the tree reads as it is, the secure file
+	// beside it, in the same directory, not.
+	plugin := filepath.Join(base, "agent/_work/_temp/plugin")
+	if err := os.Mkdir(plugin, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(plugin, "README"), []byte("KEPT\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res = run(t, Spec{Dir: plugin, Command: sh(`cat README ../signing.p12 ` + filepath.Join(base, "agent/_work/_temp/signing.p12") + `; exit 0`)})
+	if res.Tier != TierConfined || res.Error != "" || strings.Contains(res.Stdout, "SECRET") || !strings.Contains(res.Stdout, "KEPT") {
+		t.Errorf("tier %s error %q refusal %q stdout %q, want the secure file beside the tree hidden and the tree's README read", res.Tier, res.Error, res.Refusal, res.Stdout)
+	}
 }
