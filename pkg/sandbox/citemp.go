@@ -25,17 +25,29 @@ var ciTempVars = []struct {
 }
 
 // ciTempDirs lists the directories of ciTempVars that are there, as
-// getenv names them, with their links resolved: those the run sees and
+// getenv names them (a relative one against the working directory), with
+// their links resolved: those the run sees and
 // may enter, to mask (dirs), the tree shown over it where it lies in
 // one, and those the work tree tree holds, which a mask could not hide
 // from the tree's overlay (held: the run is refused).
 func ciTempDirs(getenv func(string) string, tree string, v hostView) (dirs, held []string) {
 	for _, c := range ciTempVars {
+		// A relative value is taken against the working directory, as
+		// the caller's tools take it (callerPath), before the suffix
+		// (CI_PROJECT_DIR=. is the working directory's .tmp).
 		val := getenv(c.name)
-		if val == "" || !filepath.IsAbs(val) {
+		if val == "" {
 			continue
 		}
-		d, err := filepath.EvalSymlinks(filepath.Clean(val) + c.suffix)
+		p := val
+		if !filepath.IsAbs(p) {
+			wd, err := os.Getwd()
+			if err != nil {
+				continue
+			}
+			p = filepath.Join(wd, p)
+		}
+		d, err := filepath.EvalSymlinks(filepath.Clean(p) + c.suffix)
 		if err != nil || systemDir(d) {
 			continue
 		}

@@ -118,4 +118,19 @@ func TestRedteam19CITempDirsAreMasked(t *testing.T) {
 	if res.Tier != TierConfined || res.Error != "" || strings.Contains(res.Stdout, "SECRET") || !strings.Contains(res.Stdout, "KEPT") {
 		t.Errorf("tier %s error %q refusal %q stdout %q, want the secure file beside the tree hidden and the tree's README read", res.Tier, res.Error, res.Refusal, res.Stdout)
 	}
+	// A relative value, against the working directory, as the caller's
+	// tools take it (HOME's and TMPDIR's are too).
+	wd, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	rel, err := filepath.Rel(wd, filepath.Join(base, "jenkins/ws@tmp"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("WORKSPACE_TMP", rel)
+	res = run(t, Spec{Dir: tree, Command: sh(`cat README ` + filepath.Join(base, "jenkins/ws@tmp/secretFiles/0f1e/kubeconfig") + `; exit 0`)})
+	if res.Tier != TierConfined || res.Error != "" || strings.Contains(res.Stdout, "SECRET") || !strings.Contains(res.Stdout, "KEPT") {
+		t.Errorf("WORKSPACE_TMP=%s: tier %s error %q refusal %q stdout %q, want its files hidden", rel, res.Tier, res.Error, res.Refusal, res.Stdout)
+	}
 }
