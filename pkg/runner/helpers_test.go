@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"context"
 	"flag"
 	"os"
 	"path/filepath"
@@ -73,4 +74,15 @@ func messagesOf(fs []report.Finding, rule string) []string {
 		}
 	}
 	return out
+}
+
+// auditTree audits a tree of files (as makeTree writes them) with the
+// fake executor, failing the test on an error.
+func auditTree(t testing.TB, files map[string]string) *report.Report {
+	t.Helper()
+	rep, err := Audit(context.Background(), Options{Dir: makeTree(t, files), Executor: fakeHooks()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rep
 }

@@ -1,10 +1,22 @@
 package runner
 
 import (
-	"context"
 	"strings"
 	"testing"
 )
+
+// neverSetMessages audits a tree of files and returns the message of
+// each discovery/never-set finding by the hook it names.
+func neverSetMessages(t *testing.T, files map[string]string) map[string]string {
+	t.Helper()
+	got := map[string]string{}
+	for _, f := range auditTree(t, files).Findings {
+		if f.Rule == RuleNeverSet {
+			got[f.Hook] = f.Message
+		}
+	}
+	return got
+}
 
 // TestNeverSetVariables: a hook that reads a variable Claude Code never
 // sets (CLAUDE_TOOL_INPUT in its command, CLAUDE_FILE_PATHS in a script
@@ -14,7 +26,7 @@ import (
 // mentions, nor a read in a script (or command) that falls back to stdin,
 // on its line or later.
 func TestNeverSetVariables(t *testing.T) {
-	dir := makeTree(t, map[string]string{
+	got := neverSetMessages(t, map[string]string{
 		".claude/settings.json": `{"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
   {"type": "command", "command": "echo \"$CLAUDE_TOOL_INPUT\" | grep -q 'rm -rf' && exit 2; exit 0"},
   {"type": "command", "command": "bash .claude/hooks/fmt.sh"},
@@ -32,16 +44,6 @@ func TestNeverSetVariables(t *testing.T) {
 		".claude/hooks/gate.py":  "\"\"\"Reads CLAUDE_TOOL_INPUT, as older guides say.\"\"\"\nimport os\ncmd = os.environ.get(\"CLAUDE_TOOL_INPUT\", \"\")\n",
 		".claude/hooks/fmt.sh":   "#!/bin/bash\nfor f in $CLAUDE_FILE_PATHS; do prettier --write \"$f\"; done\necho \"${CLAUDE_TOOL_NAME:-?}\"\n",
 	})
-	rep, err := Audit(context.Background(), Options{Dir: dir, Executor: fakeHooks()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	got := map[string]string{}
-	for _, f := range rep.Findings {
-		if f.Rule == RuleNeverSet {
-			got[f.Hook] = f.Message
-		}
-	}
 	if len(got) != 3 {
 		t.Fatalf("never-set findings %q, want three", got)
 	}
@@ -61,7 +63,7 @@ func TestNeverSetVariables(t *testing.T) {
 // read of one its command or a script of it assigns is none, nor is a
 // name that only ends in one.
 func TestNeverSetUnprefixedVariables(t *testing.T) {
-	dir := makeTree(t, map[string]string{
+	got := neverSetMessages(t, map[string]string{
 		".claude/settings.json": `{"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
   {"type": "command", "command": "node .claude/hooks/check.js --input \"$TOOL_INPUT\""},
   {"type": "command", "command": "python3 .claude/hooks/gate.py"},
@@ -72,16 +74,6 @@ func TestNeverSetUnprefixedVariables(t *testing.T) {
 		".claude/hooks/gate.py":  "import os\nname = os.environ.get(\"TOOL_NAME\", \"\")\nout = os.getenv('TOOL_OUTPUT')\n",
 		".claude/hooks/own.sh":   "#!/bin/bash\nTOOL_NAME=\"$1\"\nif [ \"$TOOL_NAME\" = Bash ]; then echo bash; fi\n",
 	})
-	rep, err := Audit(context.Background(), Options{Dir: dir, Executor: fakeHooks()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	got := map[string]string{}
-	for _, f := range rep.Findings {
-		if f.Rule == RuleNeverSet {
-			got[f.Hook] = f.Message
-		}
-	}
 	if len(got) != 2 {
 		t.Fatalf("never-set findings %q, want two", got)
 	}

@@ -1,7 +1,6 @@
 package runner
 
 import (
-	"context"
 	"strings"
 	"testing"
 
@@ -133,11 +132,7 @@ func TestScriptDependenciesFetched(t *testing.T) {
 		"a/skills/s/SKILL.md":             "---\nname: s\n---\nNow: !`uv run ${CLAUDE_PLUGIN_ROOT}/tools/now.py`\n",
 		"a/tools/now.py":                  "# /// script\n# dependencies = [\"arrow==1.3.0\"]\n# ///\n",
 	}
-	dir := makeTree(t, files)
-	rep, err := Audit(context.Background(), Options{Dir: dir, Executor: fakeHooks()})
-	if err != nil {
-		t.Fatal(err)
-	}
+	rep := auditTree(t, files)
 	const unpinned = "what runs is what is served (or was, where cached), which no audit or baseline of the tree vouches for: "
 	const pinned = "vigiles audits what the tree holds, not what is fetched: review that version apart"
 	const deny = "; where vigiles runs it under egress deny, a fetch it tries is blocked (the run's egress names the host), so what the run records is not the code Claude Code runs"
@@ -182,11 +177,7 @@ func TestHandedScriptFetched(t *testing.T) {
 		"a/hooks/scripts/validate-bash-command.py": "#!/usr/bin/env -S uv run --script\n# /// script\n# dependencies = [\"bashlex\"]\n# ///\n",
 		"a/hooks/scripts/plain.py":                 "#!/usr/bin/env python3\n# /// script\n# dependencies = [\"httpx\"]\n# ///\n",
 	}
-	dir := makeTree(t, files)
-	rep, err := Audit(context.Background(), Options{Dir: dir, Executor: fakeHooks()})
-	if err != nil {
-		t.Fatal(err)
-	}
+	rep := auditTree(t, files)
 	const rest = " fetches bashlex (no version: whatever the registry serves as latest); what runs is what is served (or was, where cached), which no audit or baseline of the tree vouches for: pin each of its inline metadata's dependencies to an exact version (NAME==<version>), or lock them beside it: uv lock --script a/hooks/scripts/validate-bash-command.py; where vigiles runs it under egress deny, a fetch it tries is blocked (the run's egress names the host), so what the run records is not the code Claude Code runs"
 	want := []string{
 		`warning discovery/fetched-code a/hooks/hooks.json:2:34 hook a/hooks/hooks.json#hooks.PreToolUse[0].hooks[0] runs code that is not in the tree, fetched at run time: uv run a/hooks/scripts/validate-bash-command.py (the command hands the script to a/hooks/scripts/audit-wrap, and its first line runs it with uv run)` + rest,
