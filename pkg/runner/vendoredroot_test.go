@@ -2,11 +2,31 @@ package runner
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 
 	"github.com/vigiles/action/pkg/report"
 )
+
+// oneRemoteSource fails t unless rep has exactly one discovery/remote-source
+// finding, of severity sev, whose message says each of says.
+func oneRemoteSource(t *testing.T, rep *report.Report, sev report.Severity, says ...string) {
+	t.Helper()
+	var got []report.Finding
+	for _, f := range rep.Findings {
+		if f.Rule == RuleRemoteSource {
+			got = append(got, f)
+		}
+	}
+	ok := len(got) == 1 && got[0].Severity == sev
+	for _, w := range says {
+		ok = ok && strings.Contains(got[0].Message, w)
+	}
+	if !ok {
+		t.Errorf("remote-source findings %v; want one %s saying %q (all: %v)", findingLines(got), sev, says, findingLines(rep.Findings))
+	}
+}
 
 // TestUnderTheRoot: under takes "." for the root of relative paths, as a
 // plugin at the work tree's root has: a relative path lies below it
@@ -122,27 +142,12 @@ func TestRootPluginAndAnotherSource(t *testing.T) {
 // the same error as for one with hooks: Claude Code installs the remote
 // source, and vigiles audited the vendored directory.
 func TestVendoredPluginWithoutHooks(t *testing.T) {
-	dir := makeTree(t, map[string]string{
+	rep := auditTree(t, map[string]string{
 		"plugins/.claude-plugin/plugin.json": `{"name": "noxa"}`,
 		"plugins/commands/x.md":              "---\ndescription: x\n---\nhi\n",
 		".claude-plugin/marketplace.json":    `{"name": "m", "owner": {"name": "x"}, "plugins": [{"name": "noxa", "source": {"source": "git-subdir", "url": "https://git.example.test/noxa.git", "path": "./plugins"}}]}`,
 	})
-	rep, err := Audit(context.Background(), Options{Dir: dir, Executor: fakeHooks()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	n := 0
-	for _, f := range rep.Findings {
-		if f.Rule == RuleRemoteSource {
-			n++
-			if f.Severity != report.SeverityError || !strings.Contains(f.Message, "vendored at plugins") {
-				t.Errorf("remote-source finding %s %q; want the error naming plugins", f.Severity, f.Message)
-			}
-		}
-	}
-	if n != 1 {
-		t.Errorf("%d remote-source findings; want 1: %v", n, findingLines(rep.Findings))
-	}
+	oneRemoteSource(t, rep, report.SeverityError, "vendored at plugins")
 }
 
 // TestRootPluginListingAnAuditedPlugin: a plugin at the tree's root whose
@@ -151,27 +156,15 @@ func TestVendoredPluginWithoutHooks(t *testing.T) {
 // audits: a notice that the root's copy is not what is installed, not
 // the error of a decoy (claude-mem's root manifest and ./plugin).
 func TestRootPluginListingAnAuditedPlugin(t *testing.T) {
-	dir := makeTree(t, map[string]string{
+	rep := auditTree(t, map[string]string{
 		".claude-plugin/plugin.json":      `{"name": "p"}`,
 		"sub/.claude-plugin/plugin.json":  `{"name": "p"}`,
 		".claude-plugin/marketplace.json": `{"name": "m", "owner": {"name": "o"}, "plugins": [{"name": "p", "source": "./sub"}]}`,
 		"sub/hooks/hooks.json":            `{"hooks": {"SessionStart": [{"hooks": [{"type": "command", "command": "true"}]}]}}`,
 	})
-	rep, err := Audit(context.Background(), Options{Dir: dir, Executor: fakeHooks()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	n := 0
-	for _, f := range rep.Findings {
-		if f.Rule == RuleRemoteSource {
-			n++
-			if f.Severity != report.SeverityNotice || !strings.Contains(f.Message, "installs sub") {
-				t.Errorf("remote-source finding %s %q; want a notice that sub is installed", f.Severity, f.Message)
-			}
-		}
-	}
-	if n != 1 || rep.Verdict != report.VerdictPass {
-		t.Errorf("verdict %s, %d remote-source findings; want a pass and 1: %v", rep.Verdict, n, findingLines(rep.Findings))
+	oneRemoteSource(t, rep, report.SeverityNotice, "installs sub")
+	if rep.Verdict != report.VerdictPass {
+		t.Errorf("verdict %s; want a pass: %v", rep.Verdict, findingLines(rep.Findings))
 	}
 }
 
@@ -197,18 +190,8 @@ func TestBackupCopyOfAListedPlugin(t *testing.T) {
 		if tc.copyHooks {
 			files["backups/2025/plugins/p/hooks/hooks.json"] = `{"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "true"}]}]}}`
 		}
-		rep, err := Audit(context.Background(), Options{Dir: makeTree(t, files), Executor: fakeHooks()})
-		if err != nil {
-			t.Fatal(err)
-		}
-		var got []report.Finding
-		for _, f := range rep.Findings {
-			if f.Rule == RuleRemoteSource {
-				got = append(got, f)
-			}
-		}
-		if len(got) != 1 || got[0].Severity != tc.want || !strings.Contains(got[0].Message, "the marketplace entry p installs plugins/p") || !strings.Contains(got[0].Message, "vendored at backups/2025/plugins/p") {
-			t.Errorf("copy with hooks %v: remote-source findings %v; want one %s naming both", tc.copyHooks, findingLines(got), tc.want)
-		}
+		t.Run(fmt.Sprintf("copy with hooks %v", tc.copyHooks), func(t *testing.T) {
+			oneRemoteSource(t, auditTree(t, files), tc.want, "the marketplace entry p installs plugins/p", "vendored at backups/2025/plugins/p")
+		})
 	}
 }
