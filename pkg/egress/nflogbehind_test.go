@@ -13,21 +13,63 @@ import (
 	"time"
 )
 
+// nflogBehindSetup reads the child's one probe (stalled, or slow), brings
+// up loopback and logs each UDP datagram to port 9 to NFLOG group 7, a
+// message at a time; it returns whether the reader is to stall, or what
+// failed.
+func nflogBehindSetup() (stalled bool, setupErr string) {
+	var spec childSpec
+	if err := json.Unmarshal([]byte(os.Getenv(envSpec)), &spec); err != nil || len(spec.Probes) != 1 {
+		return false, "bad spec"
+	}
+	if err := setupLoopback(false); err != nil {
+		return false, "loopback: " + err.Error()
+	}
+	if out, err := exec.Command("nft", "add table inet t; add chain inet t o { type filter hook output priority 0; }; add rule inet t o udp dport 9 log prefix \"vigiles-drop\" group 7 snaplen 128 queue-threshold 1").CombinedOutput(); err != nil {
+		return false, "nft: " + err.Error() + ": " + string(out)
+	}
+	return spec.Probes[0] == "stalled", ""
+}
+
+// sendSixtyToPort9 sends 60 datagrams to 127.0.0.1:9 from an unconnected
+// socket, so the port unreachable that answers the first does not fail
+// the next.
+func sendSixtyToPort9() error {
+	c, err := net.ListenPacket("udp", "127.0.0.1:0")
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	to := &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 9}
+	for range 60 {
+		if _, err := c.WriteTo([]byte("x"), to); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// stopNoted stops l and returns its error's text, ending in
+// " (incomplete)" where it is ErrIncomplete; "" where stop succeeded.
+func stopNoted(l *nflog) string {
+	_, err := l.stop()
+	if err == nil {
+		return ""
+	}
+	if errors.Is(err, ErrIncomplete) {
+		return err.Error() + " (incomplete)"
+	}
+	return err.Error()
+}
+
 // childNFLOGBehind logs 60 datagrams to a reader that is slow (50 ms over
 // each: 3 s in all, more than the 2 s stop once waited at most) or stalled
 // (it holds the first until stop has given up on it), stops it, and says
 // how many the reader had delivered.
 func childNFLOGBehind() int {
-	var spec childSpec
-	if err := json.Unmarshal([]byte(os.Getenv(envSpec)), &spec); err != nil || len(spec.Probes) != 1 {
-		return emit(childResult{SetupErr: "bad spec"})
-	}
-	stalled := spec.Probes[0] == "stalled"
-	if err := setupLoopback(false); err != nil {
-		return emit(childResult{SetupErr: "loopback: " + err.Error()})
-	}
-	if out, err := exec.Command("nft", "add table inet t; add chain inet t o { type filter hook output priority 0; }; add rule inet t o udp dport 9 log prefix \"vigiles-drop\" group 7 snaplen 128 queue-threshold 1").CombinedOutput(); err != nil {
-		return emit(childResult{SetupErr: "nft: " + err.Error() + ": " + string(out)})
+	stalled, setupErr := nflogBehindSetup()
+	if setupErr != "" {
+		return emit(childResult{SetupErr: setupErr})
 	}
 	if stalled {
 		nflogStallMax = 200 * time.Millisecond
@@ -49,28 +91,11 @@ func childNFLOGBehind() int {
 		return emit(childResult{SetupErr: err.Error()})
 	}
 	self.Store(l)
-	// Unconnected, so the port unreachable that answers the first does
-	// not fail the next.
-	c, err := net.ListenPacket("udp", "127.0.0.1:0")
-	if err != nil {
+	if err := sendSixtyToPort9(); err != nil {
 		return emit(childResult{SetupErr: err.Error()})
 	}
-	to := &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 9}
-	for range 60 {
-		if _, err := c.WriteTo([]byte("x"), to); err != nil {
-			return emit(childResult{SetupErr: err.Error()})
-		}
-	}
-	c.Close()
-	res := childResult{}
-	if _, err := l.stop(); err != nil {
-		res.FinishErr = err.Error()
-		if errors.Is(err, ErrIncomplete) {
-			res.FinishErr += " (incomplete)"
-		}
-	}
-	res.Log = []string{fmt.Sprint(delivered.Load())}
-	return emit(res)
+	finishErr := stopNoted(l)
+	return emit(childResult{FinishErr: finishErr, Log: []string{fmt.Sprint(delivered.Load())}})
 }
 
 // TestNFLOGStopWaitsForASlowReader: a reader behind by 3 s when the
@@ -111,16 +136,9 @@ func TestNFLOGStoppedStalledIsIncomplete(t *testing.T) {
 // up), syncs once they are sent, and says how many the reader had
 // delivered when sync returned, then stops the reader.
 func childNFLOGSync() int {
-	var spec childSpec
-	if err := json.Unmarshal([]byte(os.Getenv(envSpec)), &spec); err != nil || len(spec.Probes) != 1 {
-		return emit(childResult{SetupErr: "bad spec"})
-	}
-	stalled := spec.Probes[0] == "stalled"
-	if err := setupLoopback(false); err != nil {
-		return emit(childResult{SetupErr: "loopback: " + err.Error()})
-	}
-	if out, err := exec.Command("nft", "add table inet t; add chain inet t o { type filter hook output priority 0; }; add rule inet t o udp dport 9 log prefix \"vigiles-drop\" group 7 snaplen 128 queue-threshold 1").CombinedOutput(); err != nil {
-		return emit(childResult{SetupErr: "nft: " + err.Error() + ": " + string(out)})
+	stalled, setupErr := nflogBehindSetup()
+	if setupErr != "" {
+		return emit(childResult{SetupErr: setupErr})
 	}
 	nflogStallMax = 200 * time.Millisecond
 	release := make(chan struct{})
@@ -137,26 +155,13 @@ func childNFLOGSync() int {
 	if err != nil {
 		return emit(childResult{SetupErr: err.Error()})
 	}
-	c, err := net.ListenPacket("udp", "127.0.0.1:0")
-	if err != nil {
+	if err := sendSixtyToPort9(); err != nil {
 		return emit(childResult{SetupErr: err.Error()})
 	}
-	to := &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 9}
-	for range 60 {
-		if _, err := c.WriteTo([]byte("x"), to); err != nil {
-			return emit(childResult{SetupErr: err.Error()})
-		}
-	}
-	c.Close()
 	l.sync()
 	res := childResult{Log: []string{fmt.Sprint(delivered.Load())}}
 	close(release)
-	if _, err := l.stop(); err != nil {
-		res.FinishErr = err.Error()
-		if errors.Is(err, ErrIncomplete) {
-			res.FinishErr += " (incomplete)"
-		}
-	}
+	res.FinishErr = stopNoted(l)
 	return emit(res)
 }
 
