@@ -180,29 +180,7 @@ os._exit(0)
 // record is incomplete.
 func TestDNSTCPOverflowIsReported(t *testing.T) {
 	needNamespaces(t)
-	res := lossRun(t, evidence.EgressDeny, pyProbe(`
-import errno
-keep, sent = [], 0
-for i in range(6000):
-    s = socket.socket()
-    s.setblocking(False)
-    s.connect_ex(("127.0.0.1", 53))
-    keep.append(s)
-for s in keep:
-    try:
-        s.send(tcpq(0, "over.example"))
-        sent += 1
-    except OSError:
-        pass
-print("SENT", sent)
-os._exit(0)
-`))
-	sent := overflowSent(t, res.Probes[0].Output)
-	got := attempts(res.Egress, evidence.ViaDNS, "over.example")
-	t.Logf("%d questions sent, %d recorded, finish error %q", sent, got, res.FinishErr)
-	if got != sent && !incomplete(res) {
-		t.Errorf("%d questions sent, %d recorded, and the record is not called incomplete", sent, got)
-	}
+	overflowIsReported(t, evidence.EgressDeny, evidence.ViaDNS, `("127.0.0.1", 53)`, `tcpq(0, "over.example")`, "questions")
 }
 
 // TestDNSEveryQuestionOfAMessage: a query with two questions has both
@@ -315,16 +293,26 @@ os._exit(0)
 // proxy.
 func TestProxyOverflowIsReported(t *testing.T) {
 	needNamespaces(t)
-	res := lossRun(t, evidence.EgressRecord, pyProbe(`
+	overflowIsReported(t, evidence.EgressRecord, evidence.ViaProxy, `proxy()`, `b"CONNECT over.example:443 HTTP/1.1\r\n\r\n"`, "requests")
+}
+
+// overflowIsReported opens 6,000 connections to addr (a Python address)
+// at once, more than the listener serves and the kernel queues for it,
+// and sends payload (a Python bytes expression asking for over.example)
+// on each whose connect completed; every one sent is recorded via via, or
+// Finish says the record is incomplete. what names what was sent.
+func overflowIsReported(t *testing.T, mode string, via evidence.Via, addr, payload, what string) {
+	t.Helper()
+	res := lossRun(t, mode, pyProbe(`
 keep, sent = [], 0
 for i in range(6000):
     s = socket.socket()
     s.setblocking(False)
-    s.connect_ex(proxy())
+    s.connect_ex(`+addr+`)
     keep.append(s)
 for s in keep:
     try:
-        s.send(b"CONNECT over.example:443 HTTP/1.1\r\n\r\n")
+        s.send(`+payload+`)
         sent += 1
     except OSError:
         pass
@@ -332,10 +320,10 @@ print("SENT", sent)
 os._exit(0)
 `))
 	sent := overflowSent(t, res.Probes[0].Output)
-	got := attempts(res.Egress, evidence.ViaProxy, "over.example")
-	t.Logf("%d requests sent, %d recorded, finish error %q", sent, got, res.FinishErr)
+	got := attempts(res.Egress, via, "over.example")
+	t.Logf("%d %s sent, %d recorded, finish error %q", sent, what, got, res.FinishErr)
 	if got != sent && !incomplete(res) {
-		t.Errorf("%d requests sent, %d recorded, and the record is not called incomplete", sent, got)
+		t.Errorf("%d %s sent, %d recorded, and the record is not called incomplete", sent, what, got)
 	}
 }
 
