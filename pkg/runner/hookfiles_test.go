@@ -132,22 +132,13 @@ func TestBaselineHookFilesDeleted(t *testing.T) {
 	for _, all := range []bool{true, false} {
 		dir := makeTree(t, hookFilesTree())
 		hookFilesAudit(t, dir, true)
-		path := filepath.Join(dir, hookBase)
-		data, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var b map[string]any
-		if err := json.Unmarshal(data, &b); err != nil {
-			t.Fatal(err)
-		}
-		for id, r := range b["runs"].(map[string]any) {
-			if all || strings.HasPrefix(id, ".claude/") {
-				delete(r.(map[string]any), "files")
+		editBaseline(t, dir, hookBase, func(b map[string]any) {
+			for id, r := range b["runs"].(map[string]any) {
+				if all || strings.HasPrefix(id, ".claude/") {
+					delete(r.(map[string]any), "files")
+				}
 			}
-		}
-		edited, _ := json.Marshal(b)
-		rewrite(t, dir, hookBase, string(edited))
+		})
 		rewrite(t, dir, ".claude/hooks/guard.sh", "#!/bin/sh\nexit 0\n")
 		rep := hookFilesAudit(t, dir, false)
 		var invalid []string
@@ -315,11 +306,11 @@ func TestBaselineHookFilesNotRun(t *testing.T) {
 	}
 }
 
-// editBaseline rewrites the baseline of dir (hookBase) as edit leaves its
-// JSON.
-func editBaseline(t *testing.T, dir string, edit func(b map[string]any)) {
+// editBaseline rewrites the baseline file of dir (hookBase, serversBase)
+// as edit leaves its JSON.
+func editBaseline(t *testing.T, dir, file string, edit func(b map[string]any)) {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join(dir, hookBase))
+	data, err := os.ReadFile(filepath.Join(dir, file))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -329,7 +320,7 @@ func editBaseline(t *testing.T, dir string, edit func(b map[string]any)) {
 	}
 	edit(b)
 	edited, _ := json.Marshal(b)
-	rewrite(t, dir, hookBase, string(edited))
+	rewrite(t, dir, file, string(edited))
 }
 
 // TestBaselineHookFilesNotRunOld: a baseline written before vigiles kept
@@ -341,7 +332,7 @@ func TestBaselineHookFilesNotRunOld(t *testing.T) {
 	for _, runsToo := range []bool{false, true} {
 		dir := makeTree(t, hookFilesNotRunTree())
 		hookFilesAudit(t, dir, true)
-		editBaseline(t, dir, func(b map[string]any) {
+		editBaseline(t, dir, hookBase, func(b map[string]any) {
 			delete(b, "notRunFiles")
 			if runsToo {
 				for _, r := range b["runs"].(map[string]any) {
@@ -386,7 +377,7 @@ func TestBaselineHookFilesNotRunInvalid(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			dir := makeTree(t, hookFilesNotRunTree())
 			hookFilesAudit(t, dir, true)
-			editBaseline(t, dir, func(b map[string]any) { c.edit(b["notRunFiles"].(map[string]any)) })
+			editBaseline(t, dir, hookBase, func(b map[string]any) { c.edit(b["notRunFiles"].(map[string]any)) })
 			rewrite(t, dir, ".claude/hooks/mcplib.sh", "check() { :; }\n")
 			rep := hookFilesAudit(t, dir, false)
 			var invalid []string

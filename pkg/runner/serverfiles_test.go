@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -303,20 +302,11 @@ func baselineServerFiles(t *testing.T, dir string) map[string][]BaselineFile {
 func TestBaselineServerFilesBefore(t *testing.T) {
 	dir := makeTree(t, serverFilesTree())
 	serverAudit(t, dir, true)
-	path := filepath.Join(dir, serversBase)
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var b map[string]any
-	if err := json.Unmarshal(data, &b); err != nil {
-		t.Fatal(err)
-	}
-	for _, sv := range b["servers"].([]any) {
-		delete(sv.(map[string]any), "files")
-	}
-	old, _ := json.Marshal(b)
-	rewrite(t, dir, serversBase, string(old))
+	editBaseline(t, dir, serversBase, func(b map[string]any) {
+		for _, sv := range b["servers"].([]any) {
+			delete(sv.(map[string]any), "files")
+		}
+	})
 	rewrite(t, dir, "a/server.js", "v2")
 	rep, err := Audit(context.Background(), Options{Dir: dir, Baseline: serversBase, Executor: fakeHooks()})
 	if err != nil {
