@@ -34,21 +34,7 @@ func TestPluginAgentPromptAndHTTPHooksSaidOnce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ran, listed := 0, 0
-	for _, r := range rep.Runs {
-		switch {
-		case strings.HasPrefix(r.ID, "plugins/p/hooks/hooks.json#"):
-			ran++
-			if r.Outcome != report.OutcomeAllowed || strings.TrimSpace(r.Stdout) != "own" {
-				t.Errorf("run %s: %s, stdout %q; want the plugin's own hook run", r.ID, r.Outcome, r.Stdout)
-			}
-		case strings.HasPrefix(r.ID, "plugins/p/agents/"):
-			listed++
-			if r.Outcome != report.OutcomeNotExecutable || !strings.Contains(r.Reason, "ignores the hooks of a plugin's agent") {
-				t.Errorf("run %s (%s): %s (%s); want listed, not run, as the agent's hooks are ignored", r.ID, r.Type, r.Outcome, r.Reason)
-			}
-		}
-	}
+	ran, listed := ranAndListed(t, rep, "plugins/p/hooks/hooks.json#", "own", "plugins/p/agents/", "ignores the hooks of a plugin's agent")
 	if ran != 1 || listed != 6 {
 		t.Errorf("%d runs of the plugin's hook, %d of its agents' listed; want 1 and 6", ran, listed)
 	}

@@ -86,3 +86,26 @@ func auditTree(t testing.TB, files map[string]string) *report.Report {
 	}
 	return rep
 }
+
+// ranAndListed counts the runs of rep whose ID starts with ran, each of
+// which must have run, allowed, and printed stdout, and those whose ID
+// starts with listed, each of which must be listed, not run, for a reason
+// that says reason.
+func ranAndListed(t *testing.T, rep *report.Report, ran, stdout, listed, reason string) (nRan, nListed int) {
+	t.Helper()
+	for _, r := range rep.Runs {
+		switch {
+		case strings.HasPrefix(r.ID, ran):
+			nRan++
+			if r.Outcome != report.OutcomeAllowed || strings.TrimSpace(r.Stdout) != stdout {
+				t.Errorf("run %s: %s (%s), stdout %q; want the hook run, allowed, printing %q", r.ID, r.Outcome, r.Reason, r.Stdout, stdout)
+			}
+		case strings.HasPrefix(r.ID, listed):
+			nListed++
+			if r.Outcome != report.OutcomeNotExecutable || !strings.Contains(r.Reason, reason) {
+				t.Errorf("run %s (%s): %s (%s); want listed, not run: %s", r.ID, r.Type, r.Outcome, r.Reason, reason)
+			}
+		}
+	}
+	return nRan, nListed
+}

@@ -32,21 +32,7 @@ func TestColonAgentHooksNotRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ran, listed := 0, 0
-	for _, r := range rep.Runs {
-		switch {
-		case strings.HasPrefix(r.ID, ".claude/agents/ok.md#"):
-			ran++
-			if r.Outcome != report.OutcomeAllowed || strings.TrimSpace(r.Stdout) != "ok" {
-				t.Errorf("run %s: %s (%s), stdout %q; want the hook run and allowed", r.ID, r.Outcome, r.Reason, r.Stdout)
-			}
-		case strings.HasPrefix(r.ID, ".claude/agents/team.md#"):
-			listed++
-			if r.Outcome != report.OutcomeNotExecutable || !strings.Contains(r.Reason, "does not load an agent whose name holds a colon") {
-				t.Errorf("run %s: %s (%s); want listed, not run", r.ID, r.Outcome, r.Reason)
-			}
-		}
-	}
+	ran, listed := ranAndListed(t, rep, ".claude/agents/ok.md#", "ok", ".claude/agents/team.md#", "does not load an agent whose name holds a colon")
 	if ran != 1 || listed != 2 {
 		t.Errorf("%d runs of ok.md's hook, %d of team.md's listed; want 1 and 2", ran, listed)
 	}
