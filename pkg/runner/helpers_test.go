@@ -65,6 +65,18 @@ func discoverAll(t testing.TB, dir string) *session {
 	return s
 }
 
+// messagesByHook is the message of each finding of fs of rule, by the
+// hook it names (the last where a hook has more than one).
+func messagesByHook(fs []report.Finding, rule string) map[string]string {
+	out := map[string]string{}
+	for _, f := range fs {
+		if f.Rule == rule {
+			out[f.Hook] = f.Message
+		}
+	}
+	return out
+}
+
 // messagesOf is the messages of the findings fs of rule, in order.
 func messagesOf(fs []report.Finding, rule string) []string {
 	var out []string

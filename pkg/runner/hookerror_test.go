@@ -181,12 +181,7 @@ func TestAuditNamesFailingHooks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := map[string]string{}
-	for _, f := range rep.Findings {
-		if f.Rule == RuleRunHookError {
-			got[f.Hook] = f.Message
-		}
-	}
+	got := messagesByHook(rep.Findings, RuleRunHookError)
 	want := map[string]string{
 		".claude/settings.json#hooks.Stop[0].hooks[1]": "exit status 127",
 		".claude/settings.json#hooks.Stop[0].hooks[2]": "killed by SIGSEGV",
@@ -412,11 +407,6 @@ func hookErrorsOfAudit(t *testing.T, dir string) map[string]string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := map[string]string{}
-	for _, f := range rep.Findings {
-		if f.Rule == RuleRunHookError {
-			got[f.Hook] = f.Message
-		}
-	}
+	got := messagesByHook(rep.Findings, RuleRunHookError)
 	return got
 }

@@ -9,13 +9,7 @@ import (
 // each discovery/never-set finding by the hook it names.
 func neverSetMessages(t *testing.T, files map[string]string) map[string]string {
 	t.Helper()
-	got := map[string]string{}
-	for _, f := range auditTree(t, files).Findings {
-		if f.Rule == RuleNeverSet {
-			got[f.Hook] = f.Message
-		}
-	}
-	return got
+	return messagesByHook(auditTree(t, files).Findings, RuleNeverSet)
 }
 
 // TestNeverSetVariables: a hook that reads a variable Claude Code never

@@ -135,12 +135,7 @@ func TestAuditReadsOnFailureBlock(t *testing.T) {
 	if diff := cmp.Diff(want, outcomes); diff != "" {
 		t.Errorf("outcomes (-want +got):\n%s", diff)
 	}
-	warned := map[string]string{}
-	for _, f := range rep.Findings {
-		if f.Rule == RuleRunHookError {
-			warned[f.Hook] = f.Message
-		}
-	}
+	warned := messagesByHook(rep.Findings, RuleRunHookError)
 	if m := warned[".claude/settings.json#hooks.PreToolUse[0].hooks[0]@Bash"]; !strings.Contains(m, "its onFailure block makes Claude Code block the call whenever it fails so") {
 		t.Errorf("the blocking guard's warning: %q", m)
 	}
