@@ -1,8 +1,10 @@
 # What the rounds' python scripts share (redteam13.py, redteam14.py,
-# redteam16.py, redteam16proc.py): libc, an errno's name, a raw system
-# call, and attempt, which prints "ok: WHAT: ANSWER" when an attempt
-# answered as the round pinned it and "ESCAPE: WHAT" otherwise and counts
-# it; finish prints the count as the script's last line, "ran N". A
+# redteam16.py, redteam16proc.py, and the readers of round eighteen's and
+# nineteen's planted secrets): libc, an errno's name, a raw system call,
+# and attempt, which prints "ok: WHAT: ANSWER" when an attempt answered as
+# the round pinned it and "ESCAPE: WHAT" otherwise and counts it;
+# read_each, which reads files for a token and counts each; finish prints
+# the count as the script's last line, "ran N". A
 # script imports it from beside itself (workTree copies every script into
 # the work tree), after it set sys.dont_write_bytecode, so that the
 # import writes no __pycache__ into the tree the run records.
@@ -32,3 +34,22 @@ def attempt(what, got, want):
 
 def finish():
     print(f"ran {ran}", flush=True)
+
+def read_each(paths, token):
+    """Reads each of paths and prints "ESCAPE: read P" where it holds
+    token, "ok: P read nothing (WHY)" otherwise (the error, "empty", or
+    "no token"); counts each."""
+    global ran
+    for p in paths:
+        ran += 1
+        why = "empty"
+        try:
+            with open(p, errors="replace") as f:
+                text = f.read()
+        except OSError as e:
+            text = ""
+            why = e.strerror
+        if token in text:
+            print(f"ESCAPE: read {p}", flush=True)
+        else:
+            print(f"ok: {p} read nothing ({why if not text else 'no token'})", flush=True)

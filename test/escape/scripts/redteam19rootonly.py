@@ -8,19 +8,8 @@
 # run's uid 0 is the host's root, which reads each that vigiles does not
 # cover. The hook reads each.
 import sys
+sys.dont_write_bytecode = True
+from attempts import read_each, finish
 
-n = 0
-for p in sys.argv[1:]:
-    n += 1
-    why = "empty"
-    try:
-        with open(p, errors="replace") as f:
-            text = f.read()
-    except OSError as e:
-        text = ""
-        why = e.strerror
-    if "h112-root-only-token" in text:
-        print(f"ESCAPE: read {p}", flush=True)
-    else:
-        print(f"ok: {p} read nothing ({why if not text else 'no token'})", flush=True)
-print(f"ran {n}", flush=True)
+read_each(sys.argv[1:], "h112-root-only-token")
+finish()
