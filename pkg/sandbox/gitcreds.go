@@ -1625,27 +1625,13 @@ func runView(strict bool, cred *syscall.Credential, getenv func(string) string) 
 // not.
 var hostRunnerRoots = sync.OnceValue(func() []string {
 	var roots []string
-	var units []string
-	for _, g := range runnerUnits {
-		m, _ := filepath.Glob(g)
-		units = append(units, m...)
-	}
-	for _, u := range units {
-		// A unit may be a link (systemctl link) to a file elsewhere.
-		real, err := filepath.EvalSymlinks(u)
-		if err != nil {
-			continue
-		}
-		b, err := readSmallRegular(real, maxSystemCredentialFile)
-		if err != nil {
-			continue
-		}
+	readUnits(runnerUnits, func(b []byte) {
 		for _, d := range unitWorkingDirs(b) {
 			if !slices.Contains(roots, d) {
 				roots = append(roots, d)
 			}
 		}
-	}
+	})
 	// This process's ancestors: one of them that is a runner is the
 	// runner it runs under (runnerRoots), and one this process may not
 	// read (a step that dropped to another user to start vigiles) is

@@ -388,28 +388,36 @@ var environmentFileLine = sync.OnceValue(func() *regexp.Regexp {
 // checked as a file of systemCredentialPaths is.
 func unitEnvironmentFiles() []string {
 	var out []string
-	for _, g := range unitEnvironmentPaths {
+	readUnits(unitEnvironmentPaths, func(b []byte) {
+		for _, m := range environmentFileLine().FindAllSubmatch(b, -1) {
+			v := strings.TrimPrefix(strings.Trim(strings.TrimSpace(string(m[1])), `"'`), "-")
+			if !filepath.IsAbs(v) || strings.Contains(v, "%") {
+				continue
+			}
+			f, _ := filepath.Glob(v)
+			out = append(out, f...)
+		}
+	})
+	return out
+}
+
+// readUnits calls each with the text of every systemd unit or drop-in
+// the globs match, a link (systemctl link) followed to its file; one that
+// is gone, unreadable, of another kind or past maxSystemCredentialFile is
+// passed over.
+func readUnits(globs []string, each func(b []byte)) {
+	for _, g := range globs {
 		units, _ := filepath.Glob(g)
 		for _, u := range units {
 			real, err := filepath.EvalSymlinks(u)
 			if err != nil {
 				continue
 			}
-			b, err := readSmallRegular(real, maxSystemCredentialFile)
-			if err != nil {
-				continue
-			}
-			for _, m := range environmentFileLine().FindAllSubmatch(b, -1) {
-				v := strings.TrimPrefix(strings.Trim(strings.TrimSpace(string(m[1])), `"'`), "-")
-				if !filepath.IsAbs(v) || strings.Contains(v, "%") {
-					continue
-				}
-				f, _ := filepath.Glob(v)
-				out = append(out, f...)
+			if b, err := readSmallRegular(real, maxSystemCredentialFile); err == nil && b != nil {
+				each(b)
 			}
 		}
 	}
-	return out
 }
 
 // readSmallRegular reads the regular file p, following no link at its
