@@ -217,7 +217,8 @@ func BenchmarkSnapshotDiff(b *testing.B) {
 // twice in a process's first run (its early look, checkSystemCredentialFiles,
 // and its view) and once in each later one, to know which system-wide
 // files to check for a credential: systemCredentialPaths' globs expanded
-// and the EnvironmentFile= lines of the host's own systemd units read
+// (hostGlob) and the EnvironmentFile= lines of the host's own systemd
+// units read, or, after its first loop, taken from unitChecks
 // (unitEnvironmentFiles). It reads this host's real /etc, /usr/share and
 // /opt, so its figure is this host's.
 func BenchmarkSystemCredentialFilePaths(b *testing.B) {

@@ -355,19 +355,20 @@ var checkSystemCredentialFiles = sync.OnceFunc(func() {
 })
 
 // systemCredentialFilePaths are the paths of systemCredentialPaths, each
-// with a * the files it matches (filepath.Glob, whose patterns here are
-// all well-formed).
+// with a * the files it matches (as filepath.Glob would; the patterns
+// here are all well-formed), and the files the host's units name
+// (unitEnvironmentFiles), each directory listed once (hostGlob).
 func systemCredentialFilePaths() []string {
+	g := newHostGlob()
 	var paths []string
-	for _, g := range systemCredentialPaths {
-		if !strings.Contains(g, "*") {
-			paths = append(paths, g)
+	for _, p := range systemCredentialPaths {
+		if !strings.Contains(p, "*") {
+			paths = append(paths, p)
 			continue
 		}
-		m, _ := filepath.Glob(g)
-		paths = append(paths, m...)
+		paths = append(paths, g.glob(p)...)
 	}
-	return append(paths, unitEnvironmentFiles()...)
+	return append(paths, unitEnvironmentFiles(g, coarseNow())...)
 }
 
 // unitEnvironmentPaths are the systemd units and drop-ins of the host's
@@ -383,21 +384,18 @@ var environmentFileLine = sync.OnceValue(func() *regexp.Regexp {
 })
 
 // unitEnvironmentFiles are the files the EnvironmentFile= lines of
-// unitEnvironmentPaths name (a leading - dropped, a wildcard expanded, a
-// value with a specifier or not absolute passed over), each
-// checked as a file of systemCredentialPaths is.
-func unitEnvironmentFiles() []string {
+// unitEnvironmentPaths name (unitEnvironmentValues; a wildcard
+// expanded), each checked as a file of systemCredentialPaths is; g lists
+// the directories, t0 is the coarse clock read before (0: keep nothing).
+func unitEnvironmentFiles(g *hostGlob, t0 int64) []string {
 	var out []string
-	readUnits(unitEnvironmentPaths, func(b []byte) {
-		for _, m := range environmentFileLine().FindAllSubmatch(b, -1) {
-			v := strings.TrimPrefix(strings.Trim(strings.TrimSpace(string(m[1])), `"'`), "-")
-			if !filepath.IsAbs(v) || strings.Contains(v, "%") {
-				continue
+	for _, p := range unitEnvironmentPaths {
+		for _, u := range g.glob(p) {
+			for _, v := range unitEnvironmentValues(u, t0) {
+				out = append(out, g.glob(v)...)
 			}
-			f, _ := filepath.Glob(v)
-			out = append(out, f...)
 		}
-	})
+	}
 	return out
 }
 

@@ -1,0 +1,121 @@
+package sandbox
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// TestHostGlobIsFilepathGlob: hostGlob finds what filepath.Glob finds, in
+// its order, for the patterns of systemCredentialPaths and
+// unitEnvironmentPaths on this host and for a tree of the shapes they meet:
+// a link to a directory, a link to nothing, a dot file, a file where a
+// directory was asked for, a directory it may not list, a wildcard in a
+// directory's name, a name with a byte that is not UTF-8.
+func TestHostGlobIsFilepathGlob(t *testing.T) {
+	d := t.TempDir()
+	for _, f := range []string{"etc/profile.d/a.sh", "etc/profile.d/.b.sh", "etc/profile.d/c.txt", "etc/profile.d/d\xff.sh",
+		"sys/x.service.d/p.conf", "sys/y.service.d/q.conf", "sys/y.service.d/r.txt", "sys/z.service",
+		"usr/share/gradle-8.1/gradle.properties", "usr/share/gradle/gradle.properties", "usr/share/gradlex/other",
+		"shut/d/a.conf", "plain/f.service.d"} {
+		p := filepath.Join(d, f)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for link, to := range map[string]string{"sys/l.service.d": "y.service.d", "sys/gone.service": "nowhere", "etc/profile.d/e.sh": "a.sh"} {
+		if err := os.Symlink(to, filepath.Join(d, link)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Chmod(filepath.Join(d, "shut/d"), 0o311); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.Chmod(filepath.Join(d, "shut/d"), 0o755) })
+	patterns := []string{"etc/profile.d/*.sh", "etc/profile.d/*", "sys/*.service.d/*.conf", "sys/*.service", "sys/*",
+		"usr/share/gradle*/gradle.properties", "usr/share/gradle-*/gradle.properties", "shut/*/a.conf", "shut/d/*",
+		"plain/*.service.d/*", "missing/*", "missing/x/*.conf", "etc/profile.d/a.sh", "etc/profile.d/none.sh", "sys/gone.service"}
+	for i, p := range patterns {
+		patterns[i] = filepath.Join(d, p)
+	}
+	patterns = append(patterns, systemCredentialPaths...)
+	patterns = append(patterns, unitEnvironmentPaths...)
+	g := newHostGlob()
+	for _, p := range patterns {
+		want, err := filepath.Glob(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := g.glob(p); !slices.Equal(got, want) {
+			t.Errorf("glob(%q) = %q, filepath.Glob: %q", p, got, want)
+		}
+	}
+}
+
+// TestUnitEnvironmentValuesSeeAChange: what unitEnvironmentValues keeps of
+// a unit is taken again only while the file its path leads to is the
+// same: a unit just written is not kept; one kept and then rewritten, at
+// the same size, to name another file is read anew, and so is its link
+// turned to another unit.
+func TestUnitEnvironmentValuesSeeAChange(t *testing.T) {
+	d := t.TempDir()
+	u, other, link := filepath.Join(d, "a.service"), filepath.Join(d, "b.service"), filepath.Join(d, "l.service")
+	write := func(p, v string) {
+		t.Helper()
+		if err := os.WriteFile(p, []byte("[Service]\nEnvironmentFile=-"+v+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(u, "/etc/default/one")
+	write(other, "/etc/default/two")
+	if err := os.Symlink("a.service", link); err != nil {
+		t.Fatal(err)
+	}
+	if got := unitEnvironmentValues(u, coarseNow()); !slices.Equal(got, []string{"/etc/default/one"}) {
+		t.Fatalf("values = %q", got)
+	}
+	if _, kept := unitChecks.Load(u); kept {
+		t.Fatal("a unit changed within racyMargin was kept")
+	}
+	var st unix.Stat_t
+	if err := unix.Stat(u, &st); err != nil {
+		t.Fatal(err)
+	}
+	future := st.Ctim.Nano() + 2*racyMargin.Nanoseconds()
+	for _, p := range []string{u, link} {
+		unitEnvironmentValues(p, future)
+		if _, kept := unitChecks.Load(p); !kept {
+			t.Fatalf("%s, older than racyMargin on a local file system, was not kept", p)
+		}
+	}
+	was := st.Ctim
+	for bound := time.Now().Add(10 * time.Second); st.Ctim == was; {
+		if time.Now().After(bound) {
+			t.Fatal("the unit's ctime did not change in 10 s of rewrites")
+		}
+		time.Sleep(5 * time.Millisecond)
+		write(u, "/etc/default/six")
+		if err := unix.Stat(u, &st); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := unitEnvironmentValues(u, future); !slices.Equal(got, []string{"/etc/default/six"}) {
+		t.Errorf("the unit rewritten, same size: values = %q", got)
+	}
+	if err := os.Remove(link); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("b.service", link); err != nil {
+		t.Fatal(err)
+	}
+	if got := unitEnvironmentValues(link, future); !slices.Equal(got, []string{"/etc/default/two"}) {
+		t.Errorf("the link turned to another unit: values = %q", got)
+	}
+}
