@@ -119,3 +119,42 @@ func TestUnitEnvironmentValuesSeeAChange(t *testing.T) {
 		t.Errorf("the link turned to another unit: values = %q", got)
 	}
 }
+
+// TestResolveInDirIsEvalSymlinks: resolveInDir leads each path where
+// filepath.EvalSymlinks does, and fails where it fails, with an error
+// ignorable alike, for paths that share their directories: a directory
+// that is a link, a file that is a link (into another directory, to
+// nothing, in a loop), a file where a directory was asked for, a missing
+// directory, and this host's system-wide paths.
+func TestResolveInDirIsEvalSymlinks(t *testing.T) {
+	d := t.TempDir()
+	for _, f := range []string{"etc/a.conf", "etc/b.conf", "real/c.conf", "other/d.conf"} {
+		p := filepath.Join(d, f)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for link, to := range map[string]string{"etc/dir": "../real", "etc/e.conf": "../other/d.conf", "etc/gone.conf": "nowhere",
+		"etc/loop1": "loop2", "etc/loop2": "loop1", "up": "etc"} {
+		if err := os.Symlink(to, filepath.Join(d, link)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var paths []string
+	for _, p := range []string{"etc/a.conf", "etc/b.conf", "etc/dir/c.conf", "etc/dir/none", "etc/e.conf", "etc/gone.conf",
+		"etc/loop1", "etc/loop1/x", "etc/a.conf/x", "missing/x", "up/a.conf", "up/dir/c.conf", "etc/none"} {
+		paths = append(paths, filepath.Join(d, p))
+	}
+	paths = append(paths, systemCredentialFilePaths()...)
+	dirs := map[string]resolved{}
+	for _, p := range paths {
+		want, werr := filepath.EvalSymlinks(p)
+		got, gerr := resolveInDir(dirs, p)
+		if got != want || (werr == nil) != (gerr == nil) || (werr != nil && ignorable(werr) != ignorable(gerr)) {
+			t.Errorf("resolveInDir(%q) = %q, %v; EvalSymlinks: %q, %v", p, got, gerr, want, werr)
+		}
+	}
+}

@@ -227,3 +227,19 @@ func BenchmarkSystemCredentialFilePaths(b *testing.B) {
 		systemCredentialFilePaths()
 	}
 }
+
+// BenchmarkSystemCredentialFiles times the whole of what every confined
+// run's view pays for the system-wide files (systemCredentialFiles):
+// BenchmarkSystemCredentialFilePaths' look, each path resolved where its
+// links lead (readableSystemFiles) and each file's check, after the first
+// loop taken from fileChecks. It reads this host's real files, as the
+// caller's own view sees them.
+func BenchmarkSystemCredentialFiles(b *testing.B) {
+	v, _, _ := runView(false, nil, os.Getenv)
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := systemCredentialFiles(v); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -272,8 +273,9 @@ func systemCredentialFiles(v hostView) ([]scrubbedConfig, error) {
 // over, any other error is the run's refusal.
 func readableSystemFiles(paths []string, v hostView) ([]string, error) {
 	var out []string
+	dirs := map[string]resolved{}
 	for _, p := range paths {
-		real, err := filepath.EvalSymlinks(p)
+		real, err := resolveInDir(dirs, p)
 		if err != nil {
 			if ignorable(err) {
 				continue
@@ -285,6 +287,39 @@ func readableSystemFiles(paths []string, v hostView) ([]string, error) {
 		}
 	}
 	return out, nil
+}
+
+// resolved is where a directory's links lead, or why they lead nowhere.
+type resolved struct {
+	real string
+	err  error
+}
+
+// resolveInDir is filepath.EvalSymlinks(p) with p's directory resolved
+// once for every path of it (dirs, by the directory's path): most of
+// systemCredentialFilePaths' paths share a few directories (/etc,
+// /etc/apt/apt.conf.d, /etc/profile.d), and EvalSymlinks looks up each
+// of a path's components anew. p itself is looked up: a link is resolved
+// whole, by EvalSymlinks.
+func resolveInDir(dirs map[string]resolved, p string) (string, error) {
+	dir, base := filepath.Split(p)
+	r, ok := dirs[dir]
+	if !ok {
+		r.real, r.err = filepath.EvalSymlinks(dir)
+		dirs[dir] = r
+	}
+	if r.err != nil {
+		return "", r.err
+	}
+	real := filepath.Join(r.real, base)
+	var st unix.Stat_t
+	if err := unix.Lstat(real, &st); err != nil {
+		return "", &fs.PathError{Op: "lstat", Path: real, Err: err}
+	}
+	if st.Mode&unix.S_IFMT == unix.S_IFLNK {
+		return filepath.EvalSymlinks(p)
+	}
+	return real, nil
 }
 
 // fileCheck is what fileHoldsCredential found of a file, with the file's
