@@ -38,8 +38,13 @@ func SafeMount(source, target, fstype string, flags uintptr, data string) error 
 }
 
 // Under reports whether path p is dir or inside it, by their names (no
-// link is followed).
+// link is followed). Two clean absolute paths, as nearly every caller
+// has, are compared as strings, with no allocation; others go through
+// filepath.Rel, which cleans them.
 func Under(p, dir string) bool {
+	if filepath.IsAbs(p) && filepath.IsAbs(dir) && filepath.Clean(p) == p && filepath.Clean(dir) == dir {
+		return dir == "/" || p == dir || (len(p) > len(dir) && p[len(dir)] == '/' && p[:len(dir)] == dir)
+	}
 	rel, err := filepath.Rel(dir, p)
 	return err == nil && rel != ".." && !(len(rel) > 2 && rel[:3] == "../")
 }
