@@ -1471,10 +1471,15 @@ func readByte(r io.Reader) bool {
 // existingSecretFiles expands secretFiles on this host (regular files only).
 func existingSecretFiles() []string {
 	var out []string
-	for _, g := range secretFiles {
-		ms, _ := filepath.Glob(g)
+	g := newHostGlob()
+	for _, p := range secretFiles {
+		ms := []string{p}
+		if strings.ContainsAny(p, "*?[") {
+			ms = g.glob(p)
+		}
 		for _, m := range ms {
-			if fi, err := os.Lstat(m); err == nil && fi.Mode().IsRegular() {
+			var st unix.Stat_t
+			if unix.Lstat(m, &st) == nil && st.Mode&unix.S_IFMT == unix.S_IFREG {
 				out = append(out, m)
 			}
 		}

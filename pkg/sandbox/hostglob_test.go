@@ -158,3 +158,23 @@ func TestResolveInDirIsEvalSymlinks(t *testing.T) {
 		}
 	}
 }
+
+// TestExistingSecretFilesIsGlob: existingSecretFiles finds on this host
+// the regular files filepath.Glob and a stat of each find for secretFiles.
+func TestExistingSecretFilesIsGlob(t *testing.T) {
+	var want []string
+	for _, p := range secretFiles {
+		ms, _ := filepath.Glob(p)
+		for _, m := range ms {
+			if fi, err := os.Lstat(m); err == nil && fi.Mode().IsRegular() {
+				want = append(want, m)
+			}
+		}
+	}
+	if got := existingSecretFiles(); !slices.Equal(got, want) {
+		t.Errorf("existingSecretFiles() = %q, filepath.Glob: %q", got, want)
+	}
+	if len(want) == 0 {
+		t.Error("no secret file on this host: the comparison says nothing (every Debian has /etc/shadow)")
+	}
+}
