@@ -129,7 +129,9 @@ func newRunCgroup(root, hostRoot, owner bool, lim Limits) (*runCgroup, error) {
 // shows only part of the hierarchy (a container's cgroup bind-mounted at
 // root), the path /proc/thread-self/cgroup gives is shortened from the
 // front until a directory under root lists this thread; false when none
-// does.
+// does. The directory found is kept for the process's later runs by
+// root and that path (ownCgroups): a thread moved to another cgroup reads
+// another path, and is looked for anew.
 func ownCgroup(root string) (string, bool) {
 	b, err := os.ReadFile("/proc/thread-self/cgroup")
 	if err != nil {
@@ -142,16 +144,27 @@ func ownCgroup(root string) (string, bool) {
 		if len(f) != 3 || f[1] != controller {
 			continue
 		}
+		key := root + "\x00" + f[2]
+		if dir, ok := ownCgroups.Load(key); ok {
+			return dir.(string), true
+		}
 		parts := strings.Split(strings.Trim(f[2], "/"), "/")
 		for i := 0; i <= len(parts); i++ {
 			dir := filepath.Join(append([]string{root}, parts[i:]...)...)
 			if listsTask(filepath.Join(dir, "tasks"), tid) {
+				ownCgroups.Store(key, dir)
 				return dir, true
 			}
 		}
 	}
 	return "", false
 }
+
+// ownCgroups holds what ownCgroup found, by the hierarchy's root and the
+// thread's path in it: the search reads the tasks file of each directory
+// it tries (where the caller is at the root, the task of every process
+// there) in every run.
+var ownCgroups sync.Map
 
 func listsTask(tasks, tid string) bool {
 	b, err := os.ReadFile(tasks)
