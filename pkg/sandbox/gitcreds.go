@@ -1597,7 +1597,8 @@ func runView(strict bool, cred *syscall.Credential, getenv func(string) string) 
 		}
 	}
 	if cred != nil {
-		v.may = func(p string, perm uint32) bool { return mayReach(p, cred.Uid, cred.Gid, perm) }
+		searched := new(sync.Map)
+		v.may = func(p string, perm uint32) bool { return mayReachIn(searched, p, cred.Uid, cred.Gid, perm) }
 	}
 	dirs, files, v.held = callerSecrets(getenv, v, ownHomes(cred), runnerRoots())
 	for _, r := range otherRunners(getenv, hostRunnerRoots(), runnerRoots()) {

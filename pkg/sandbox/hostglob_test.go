@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"sync"
 	"testing"
 	"time"
 
@@ -176,5 +177,54 @@ func TestExistingSecretFilesIsGlob(t *testing.T) {
 	}
 	if len(want) == 0 {
 		t.Error("no secret file on this host: the comparison says nothing (every Debian has /etc/shadow)")
+	}
+}
+
+// TestMayReachInIsMayReach: with what it found of each directory kept
+// for a view's later questions, mayReachIn answers as mayReach does: for
+// files below a directory the uid may not search (asked before and after
+// one beside it, so that the kept answer is the one used), one it may,
+// a missing one, and this host's secret and system-wide files.
+func TestMayReachInIsMayReach(t *testing.T) {
+	requireRoot(t, "files of other owners are made with chown")
+	const uid, gid = 2000001234, 2000001234
+	d := tempDirIn(t, "/var/lib", "reach-", 0o755)
+	for _, dm := range []struct {
+		dir  string
+		mode os.FileMode
+	}{{"open", 0o755}, {"shut", 0o700}, {"shut/sub", 0o755}, {"x", 0o711}} {
+		if err := os.Mkdir(filepath.Join(d, dm.dir), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chmod(filepath.Join(d, dm.dir), dm.mode); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var paths []string
+	for _, f := range []string{"shut/sub/h", "open/f", "shut/g", "x/y", "open/none", "shut/sub/h", "open/f", "x/y"} {
+		p := filepath.Join(d, f)
+		if err := os.WriteFile(p, nil, 0o644); err != nil && !os.IsExist(err) {
+			t.Fatal(err)
+		}
+		paths = append(paths, p)
+	}
+	os.Remove(filepath.Join(d, "open/none"))
+	paths = append(paths, secretFiles...)
+	paths = append(paths, systemCredentialFilePaths()...)
+	searched := new(sync.Map)
+	var reached int
+	for _, p := range paths {
+		for _, perm := range []uint32{0o4, 0o2} {
+			got, want := mayReachIn(searched, p, uid, gid, perm), mayReach(p, uid, gid, perm)
+			if got != want {
+				t.Errorf("mayReachIn(%q, %o) = %v, mayReach: %v", p, perm, got, want)
+			}
+			if want {
+				reached++
+			}
+		}
+	}
+	if reached == 0 || !mayReach(filepath.Join(d, "open/f"), uid, gid, 0o4) || mayReach(filepath.Join(d, "shut/sub/h"), uid, gid, 0o4) {
+		t.Error("the tree does not tell a searchable directory from one that is not")
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"sync"
 	"unsafe"
 
 	"github.com/vigiles/action/pkg/sandbox/internal/fsx"
@@ -288,18 +289,40 @@ func unenterableAbove(p, top string, uid, gid uint32) string {
 // entries granted uid all its mask allows (mayUseACL). It answers "could
 // the run read this, so that it must be hidden": where it cannot tell,
 // it says yes.
-func mayReach(p string, uid, gid, perm uint32) bool {
-	for d := filepath.Dir(p); ; d = filepath.Dir(d) {
-		var st unix.Stat_t
-		if err := unix.Stat(d, &st); err == nil && !mayUseACL(d, &st, uid, gid, 0o1) {
-			return false
-		}
-		if d == "/" {
-			break
-		}
+func mayReach(p string, uid, gid, perm uint32) bool { return mayReachIn(nil, p, uid, gid, perm) }
+
+// mayReachIn is mayReach with what it found of each directory on the way
+// kept in searched (nil: none kept): a run's view asks about hundreds of
+// files (the secret files, the system-wide configs) in a few directories,
+// each of whose ancestors would otherwise be looked up for every one.
+// A view lives for one run's set-up, so searched holds what the host's
+// directories were a few milliseconds ago, as each check there does.
+func mayReachIn(searched *sync.Map, p string, uid, gid, perm uint32) bool {
+	if !maySearch(searched, filepath.Dir(p), uid, gid) {
+		return false
 	}
 	var st unix.Stat_t
 	return unix.Stat(p, &st) == nil && mayUseACL(p, &st, uid, gid, perm)
+}
+
+// maySearch says whether uid and gid may search the directory d and every
+// one above it (one that cannot be looked at counts as searchable: where
+// mayReach cannot tell, it says yes), keeping each answer in searched.
+func maySearch(searched *sync.Map, d string, uid, gid uint32) bool {
+	if searched != nil {
+		if ok, hit := searched.Load(d); hit {
+			return ok.(bool)
+		}
+	}
+	var st unix.Stat_t
+	ok := unix.Stat(d, &st) != nil || mayUseACL(d, &st, uid, gid, 0o1)
+	if ok && d != "/" && d != "." {
+		ok = maySearch(searched, filepath.Dir(d), uid, gid)
+	}
+	if searched != nil {
+		searched.Store(d, ok)
+	}
+	return ok
 }
 
 // mayUseACL is mayUse, and for a file with an access ACL that uid does
