@@ -142,7 +142,10 @@ var secretFiles = []string{"/etc/shadow", "/etc/shadow-", "/etc/gshadow", "/etc/
 	// A directory-joined host's: SSSD's config (its LDAP bind password),
 	// the LDAP bind passwords of libnss-ldap, pam_ldap and nslcd.
 	"/etc/sssd/sssd.conf", "/etc/sssd/conf.d/*.conf", "/etc/ldap.secret", "/etc/libnss-ldap.secret",
-	"/etc/pam_ldap.secret", "/etc/nslcd.conf"}
+	"/etc/pam_ldap.secret", "/etc/nslcd.conf",
+	// ECS's agent's config (ECS_ENGINE_AUTH_DATA: registries'
+	// passwords).
+	"/etc/ecs/ecs.config"}
 
 // secretDirs hold secret files only, and are masked whole (an empty
 // tmpfs) where the run may enter them: their files may not be listable by
@@ -163,7 +166,21 @@ var secretDirs = []string{"/etc/ssl/private", "/etc/pki/tls/private", "/etc/lets
 	// SSSD's caches (the directory's users' password hashes) and
 	// secrets, Samba's private store (a domain member's machine
 	// password).
-	"/var/lib/sss/db", "/var/lib/sss/secrets", "/var/lib/samba/private"}
+	"/var/lib/sss/db", "/var/lib/sss/secrets", "/var/lib/samba/private",
+	// The cloud guest agents' state: Azure's (ovf-env.xml with the VM's
+	// CustomData and the admin's password hash, the certificates'
+	// private keys, the extensions' protected settings and the scripts
+	// they ran), AWS's SSM agent's (a hybrid activation's registration
+	// key, Run Command's scripts), GCE's, ECS's agent's (its tasks'
+	// environments); Hyper-V's key-value pools, which hv_kvp_daemon
+	// makes 0644: what the host pushed to the VM (an administrator's
+	// values, Azure's host's name and the VM's id), which every user
+	// reads; cloud-init's drop-ins, where a datasource's credentials
+	// are written (MAAS's OAuth keys) and Ubuntu's installer leaves the
+	// user's password hash; the sudoers drop-ins (/etc/sudoers is
+	// covered).
+	"/var/lib/waagent", "/var/lib/amazon/ssm", "/var/lib/google-guest-agent", "/var/lib/ecs/data", "/var/lib/hyperv",
+	"/etc/cloud/cloud.cfg.d", "/etc/sudoers.d"}
 
 // bwrapArgs builds the bubblewrap argv for a plan. The namespaces are
 // listed one by one (not --unshare-all) so that a missing one is an error,
