@@ -145,7 +145,19 @@ var secretFiles = []string{"/etc/shadow", "/etc/shadow-", "/etc/gshadow", "/etc/
 	"/etc/pam_ldap.secret", "/etc/nslcd.conf",
 	// ECS's agent's config (ECS_ENGINE_AUTH_DATA: registries'
 	// passwords).
-	"/etc/ecs/ecs.config"}
+	"/etc/ecs/ecs.config",
+	// The host's memory and boot secrets on disk: swap files (what the
+	// host paged out, a hibernation image) at the places installers
+	// and guides put them, initramfs images (0600 where they hold a LUKS
+	// keyfile; Debian's initrd.img-*, SUSE's initrd-*, Red Hat's and
+	// Arch's initramfs-*.img: one glob, one read of /boot), the LUKS
+	// keyfile of Arch's and Calamares' guides, and the seeds the next
+	// boot's random numbers start from (systemd's, Debian's older one,
+	// systemd-boot's on the ESP).
+	"/swapfile", "/swap.img", "/swap/swapfile", "/var/swap",
+	"/boot/initr*", "/crypto_keyfile.bin",
+	"/var/lib/systemd/random-seed", "/var/lib/urandom/random-seed",
+	"/boot/efi/loader/random-seed", "/efi/loader/random-seed", "/boot/loader/random-seed"}
 
 // secretDirs hold secret files only, and are masked whole (an empty
 // tmpfs) where the run may enter them: their files may not be listable by
@@ -180,7 +192,9 @@ var secretDirs = []string{"/etc/ssl/private", "/etc/pki/tls/private", "/etc/lets
 	// user's password hash; the sudoers drop-ins (/etc/sudoers is
 	// covered).
 	"/var/lib/waagent", "/var/lib/amazon/ssm", "/var/lib/google-guest-agent", "/var/lib/ecs/data", "/var/lib/hyperv",
-	"/etc/cloud/cloud.cfg.d", "/etc/sudoers.d"}
+	"/etc/cloud/cloud.cfg.d", "/etc/sudoers.d",
+	// systemd-cryptsetup's LUKS keyfiles.
+	"/etc/cryptsetup-keys.d"}
 
 // bwrapArgs builds the bubblewrap argv for a plan. The namespaces are
 // listed one by one (not --unshare-all) so that a missing one is an error,

@@ -76,3 +76,85 @@ func TestRedteam20CloudAgentsStateIsCovered(t *testing.T) {
 		})
 	}
 }
+
+// newRootSetup is the start of a vigilesInMountNS set-up that needs
+// files at the top of the host's tree, which the host's / never sees:
+// the mount namespace's root becomes a tmpfs (at $NR) holding each
+// entry of the host's / (a directory bound there whole, its mounts with
+// it, a link copied), /boot and /efi become tmpfs of their own, and /etc
+// and /var overlays (their upper layers on tmpfs at $OV and $OV2).
+const newRootSetup = `mount -t tmpfs -o mode=0755 tmpfs "$NR"
+for e in /*; do
+	n=${e#/}
+	if [ -L "$e" ]; then cp -P "$e" "$NR/$n"
+	elif [ -d "$e" ]; then mkdir "$NR/$n"; mount --rbind "$e" "$NR/$n"
+	else touch "$NR/$n"; mount --bind "$e" "$NR/$n"; fi
+done
+cd "$NR"
+mkdir .old
+pivot_root . .old
+cd /
+umount -l /.old
+rmdir /.old
+for d in /boot /efi; do
+	mkdir -p "$d"
+	mount -t tmpfs -o mode=0755 tmpfs "$d"
+done
+for d in /etc /var; do
+	ov=$OV; [ "$d" = /var ] && ov=$OV2
+	mount -t tmpfs -o mode=0755 tmpfs "$ov"
+	mkdir "$ov/u" "$ov/w"
+	mount -t overlay overlay -o "lowerdir=$d,upperdir=$ov/u,workdir=$ov/w" "$d"
+done
+`
+
+// hostMemoryFiles are the root-only files of the host's memory and boot
+// secrets on disk, by their absolute paths, that
+// TestRedteam20HostMemoryOnDiskIsCovered adds, each with a token.
+var hostMemoryFiles = []string{
+	// Swap files, where the host's memory is paged out (and a
+	// hibernation image written): Ubuntu's installer's, the common
+	// name, btrfs's, Raspberry Pi OS's dphys-swapfile's.
+	"/swapfile", "/swap.img", "/swap/swapfile", "/var/swap",
+	// initramfs images (one that holds a LUKS keyfile is 0600):
+	// Debian's and Ubuntu's, Red Hat's and Arch's.
+	"/boot/initrd.img-6.8.0-1017-azure", "/boot/initramfs-6.8.0-1017.img",
+	// LUKS keyfiles: Arch's and Calamares' at /, systemd-cryptsetup's
+	// place for them.
+	"/crypto_keyfile.bin", "/etc/cryptsetup-keys.d/data.key",
+	// The seeds of the next boot's random numbers: systemd's, Debian's
+	// older one's, systemd-boot's on the ESP (at /boot/efi or /efi).
+	"/var/lib/systemd/random-seed", "/var/lib/urandom/random-seed",
+	"/boot/efi/loader/random-seed", "/efi/loader/random-seed",
+}
+
+// TestRedteam20HostMemoryOnDiskIsCovered: the round's second attempt
+// (scripts/redteam19rootonly.py), for every caller and a --root-sandbox
+// run: what the host keeps of its memory and its boot secrets on disk,
+// root's alone (mode 0600), was read whole by a --root-sandbox run: a
+// swap file (/swapfile, /swap.img, ...: whatever the host paged out,
+// a job's tokens among it, and a hibernation image), the initramfs
+// images (Debian's cryptsetup makes them 0600 where they hold a LUKS
+// keyfile), the LUKS keyfiles at their usual places, and the random
+// seeds the next boot starts its random numbers from. Each is now
+// covered with /dev/null where the run could read it. The test makes
+// them in a root of its own (newRootSetup), which the host's never sees.
+func TestRedteam20HostMemoryOnDiskIsCovered(t *testing.T) {
+	requireBwrap(t)
+	requireRoot(t, "the test puts root-only files at the top of a root of its own, in a mount namespace of its own")
+	requireTools(t, "python3", "unshare", "setpriv", "pivot_root")
+	setup := newRootSetup + `for f in $FILES; do
+	mkdir -p "/${f%/*}"
+	echo "h112-root-only-token $f" > "$f"
+	chmod 0600 "$f"
+done
+`
+	for _, c := range callers(t) {
+		t.Run(c.name(), func(t *testing.T) {
+			dir := workTree(t)
+			res := vigilesInMountNS(t, c.runner, dir, setup, []string{"NR=" + t.TempDir(), "OV=" + t.TempDir(), "OV2=" + t.TempDir(), "FILES=" + strings.Join(hostMemoryFiles, " ")},
+				c.withArgs(append([]string{"--", "python3", "redteam19rootonly.py"}, hostMemoryFiles...))...)
+			checkScriptRan(t, res, len(hostMemoryFiles))
+		})
+	}
+}
