@@ -58,12 +58,20 @@ var initBinary = "/proc/self/fd/" + strconv.Itoa(fdExe)
 // host, tracefs and pstore, the kernel logs of earlier boots; the crash
 // stores, apport's /var/crash and systemd-coredump's cores, where the
 // memory and environment of a crashed process of the caller's uid is
-// that uid's to read). /tmp and /run (with
+// that uid's to read; the firmware's tables and variables under
+// /sys/firmware, which no hook needs: ACPI's (MSDM holds the machine's
+// Windows product key), the SMBIOS table whole (every serial number of
+// the machine), the EFI variables, which efivarfs lets every user read
+// (efi-pstore's copies of the kernel's oops logs among them), QEMU's
+// fw_cfg entries (systemd's credentials handed to a VM, Ignition's
+// configs); /sys/firmware/devicetree, whose model a hook may read,
+// stays). /tmp and /run (with
 // /run/secrets, docker.sock) are always replaced too, and so are the
 // caller's own HOME and runner directories wherever they are
 // (callerSecrets).
 var maskedDirs = []string{"/home", "/root", "/var/tmp", "/var/run", "/mnt", "/media", "/srv", "/__w", "/github", "/var/mail", "/var/spool/mail", "/var/log",
-	"/sys/kernel/debug", "/sys/kernel/tracing", "/sys/fs/pstore", "/var/crash", "/var/lib/systemd/coredump"}
+	"/sys/kernel/debug", "/sys/kernel/tracing", "/sys/fs/pstore", "/var/crash", "/var/lib/systemd/coredump",
+	"/sys/firmware/acpi/tables", "/sys/firmware/dmi", "/sys/firmware/efi", "/sys/firmware/qemu_fw_cfg"}
 
 // strictFSDirs are the system directories a --strict-fs run sees (besides
 // the work tree, /dev, /proc and the throwaway HOME and TMPDIR).
@@ -157,7 +165,12 @@ var secretFiles = []string{"/etc/shadow", "/etc/shadow-", "/etc/gshadow", "/etc/
 	"/swapfile", "/swap.img", "/swap/swapfile", "/var/swap",
 	"/boot/initr*", "/crypto_keyfile.bin",
 	"/var/lib/systemd/random-seed", "/var/lib/urandom/random-seed",
-	"/boot/efi/loader/random-seed", "/efi/loader/random-seed", "/boot/loader/random-seed"}
+	"/boot/efi/loader/random-seed", "/efi/loader/random-seed", "/boot/loader/random-seed",
+	// The DMI identity's root-only values (an Azure VM's id is its
+	// product_uuid); those every user reads stay (a cloud's SDK tells
+	// its cloud by sys_vendor or product_name).
+	"/sys/devices/virtual/dmi/id/product_serial", "/sys/devices/virtual/dmi/id/product_uuid",
+	"/sys/devices/virtual/dmi/id/board_serial", "/sys/devices/virtual/dmi/id/chassis_serial"}
 
 // secretDirs hold secret files only, and are masked whole (an empty
 // tmpfs) where the run may enter them: their files may not be listable by

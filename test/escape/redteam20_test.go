@@ -158,3 +158,84 @@ done
 		})
 	}
 }
+
+// firmwareFiles are the files of the firmware's tables and variables
+// and of the machine's identity that TestRedteam20FirmwareIsHidden
+// adds under /sys (firmwareSetup), each with a token: mode 0400 root,
+// as the kernel makes them, but an EFI variable, 0644 as efivarfs makes
+// every one.
+var firmwareFiles = []string{
+	// ACPI's tables: MSDM holds the machine's Windows product key.
+	"/sys/firmware/acpi/tables/MSDM",
+	// The SMBIOS table whole, and an entry of it raw (the system's,
+	// with its serial number and UUID).
+	"/sys/firmware/dmi/tables/DMI", "/sys/firmware/dmi/entries/1-0/raw",
+	// An EFI variable every user reads: efi-pstore's copy of a kernel
+	// oops (the kernel's log, which pstore's mask and the syslog rule
+	// keep from the command).
+	"/sys/firmware/efi/efivars/dump-type0-1-1-1700000000-C-cfc8fc79-be2e-4ddc-97f0-9f98bfe298a0",
+	// A QEMU fw_cfg entry: systemd's credentials handed to a VM
+	// (opt/io.systemd.credentials/NAME), Ignition's configs.
+	"/sys/firmware/qemu_fw_cfg/by_name/opt/io.systemd.credentials/deploy-token/raw",
+	// The DMI identity's root-only values.
+	"/sys/devices/virtual/dmi/id/product_serial", "/sys/devices/virtual/dmi/id/product_uuid",
+	"/sys/devices/virtual/dmi/id/board_serial", "/sys/devices/virtual/dmi/id/chassis_serial",
+}
+
+// firmwareSetup is vigilesInMountNS's set-up for
+// TestRedteam20FirmwareIsHidden: a tmpfs over /sys/firmware and one
+// over /sys/devices/virtual/dmi (where there is none, /sys/devices/virtual
+// becomes a tmpfs with each of its directories bound back), in the
+// test's own mount namespace, holding firmwareFiles, and a world-readable
+// sys_vendor, which stays.
+const firmwareSetup = `mount -t tmpfs -o mode=0755 tmpfs /sys/firmware
+mount -t tmpfs -o mode=0755 tmpfs "$OV"
+if [ -d /sys/devices/virtual/dmi ]; then
+	mount -t tmpfs -o mode=0755 tmpfs /sys/devices/virtual/dmi
+else
+	mkdir "$OV/v"
+	mount --bind /sys/devices/virtual "$OV/v"
+	mount -t tmpfs -o mode=0755 tmpfs /sys/devices/virtual
+	for d in "$OV"/v/*; do
+		mkdir "/sys/devices/virtual/${d##*/}"
+		mount --rbind "$d" "/sys/devices/virtual/${d##*/}"
+	done
+	mkdir /sys/devices/virtual/dmi
+fi
+mkdir /sys/devices/virtual/dmi/id
+echo 'Microsoft Corporation' > /sys/devices/virtual/dmi/id/sys_vendor
+for f in $FILES; do
+	mkdir -p "${f%/*}"
+	echo "h112-firmware-token $f" > "$f"
+	chmod 0400 "$f"
+done
+chmod 0644 /sys/firmware/efi/efivars/dump-type0-*
+`
+
+// TestRedteam20FirmwareIsHidden: the round's third attempt
+// (scripts/redteam20firmware.py), for every caller and a --root-sandbox
+// run: the firmware's tables under /sys/firmware, root's alone (ACPI's
+// MSDM with the machine's product key, the SMBIOS table with its serial
+// numbers, QEMU's fw_cfg entries, where systemd's credentials are handed
+// to a VM), were read by a --root-sandbox run, and so were the root-only
+// DMI identity values (product_serial, product_uuid: an Azure VM's id,
+// board_serial, chassis_serial); the EFI variables, which efivarfs
+// makes 0644, were read by every caller: efi-pstore's copies of the
+// kernel's oops logs among them. /sys/firmware/acpi/tables,
+// /sys/firmware/dmi, /sys/firmware/efi and /sys/firmware/qemu_fw_cfg are
+// now masked in every run, and the root-only DMI values covered with
+// /dev/null where the run could read them; sys_vendor and the DMI
+// values every user reads stay.
+func TestRedteam20FirmwareIsHidden(t *testing.T) {
+	requireBwrap(t)
+	requireRoot(t, "the test puts firmware tables in place under /sys in a mount namespace of its own")
+	requireTools(t, "python3", "unshare", "setpriv")
+	for _, c := range callers(t) {
+		t.Run(c.name(), func(t *testing.T) {
+			dir := workTree(t)
+			res := vigilesInMountNS(t, c.runner, dir, firmwareSetup, []string{"OV=" + t.TempDir(), "FILES=" + strings.Join(firmwareFiles, " ")},
+				c.withArgs(append([]string{"--", "python3", "redteam20firmware.py"}, firmwareFiles...))...)
+			checkScriptRan(t, res, len(firmwareFiles)+1)
+		})
+	}
+}
