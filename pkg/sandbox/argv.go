@@ -170,7 +170,10 @@ var secretFiles = []string{"/etc/shadow", "/etc/shadow-", "/etc/gshadow", "/etc/
 	// product_uuid); those every user reads stay (a cloud's SDK tells
 	// its cloud by sys_vendor or product_name).
 	"/sys/devices/virtual/dmi/id/product_serial", "/sys/devices/virtual/dmi/id/product_uuid",
-	"/sys/devices/virtual/dmi/id/board_serial", "/sys/devices/virtual/dmi/id/chassis_serial"}
+	"/sys/devices/virtual/dmi/id/board_serial", "/sys/devices/virtual/dmi/id/chassis_serial",
+	// snapd's state: the device's store session, the macaroons of a
+	// user who ran snap login.
+	"/var/lib/snapd/state.json"}
 
 // secretDirs hold secret files only, and are masked whole (an empty
 // tmpfs) where the run may enter them: their files may not be listable by
@@ -207,7 +210,9 @@ var secretDirs = []string{"/etc/ssl/private", "/etc/pki/tls/private", "/etc/lets
 	"/var/lib/waagent", "/var/lib/amazon/ssm", "/var/lib/google-guest-agent", "/var/lib/ecs/data", "/var/lib/hyperv",
 	"/etc/cloud/cloud.cfg.d", "/etc/sudoers.d",
 	// systemd-cryptsetup's LUKS keyfiles.
-	"/etc/cryptsetup-keys.d"}
+	"/etc/cryptsetup-keys.d",
+	// snapd's device key, with which it asks the store for its serial.
+	"/var/lib/snapd/device"}
 
 // bwrapArgs builds the bubblewrap argv for a plan. The namespaces are
 // listed one by one (not --unshare-all) so that a missing one is an error,

@@ -239,3 +239,37 @@ func TestRedteam20FirmwareIsHidden(t *testing.T) {
 		})
 	}
 }
+
+// snapdFiles are snapd's root-only files, by their absolute paths,
+// that TestRedteam20SnapdCredentialsAreCovered adds, each with a token,
+// with rootOnlyCopiesSetup (mode 0600 root): its state, which holds the
+// device's store session and a logged-in user's macaroons, and the
+// device's private key, with which it asks the store for its serial.
+var snapdFiles = []string{
+	"/var/lib/snapd/state.json",
+	"/var/lib/snapd/device/private-keys-v1/8hIC9UcHEJ3rESkb5Ei6rxr5MqPw3pG3gC5E5hK0Q6c",
+}
+
+// TestRedteam20SnapdCredentialsAreCovered: the round's fourth attempt
+// (scripts/redteam19rootonly.py), for every caller and a --root-sandbox
+// run: Ubuntu's cloud images, GitHub's hosted runners' among them, run
+// snapd, whose state (state.json, mode 0600: the device's store session
+// and the macaroons of a user who ran `snap login`) and device key
+// (/var/lib/snapd/device, 0700) are root's alone: a --root-sandbox run
+// read both. The state is now covered with /dev/null and the device's
+// directory masked where the run could read them (the sandbox has no
+// snapd socket, /run being masked, and no capability snap-confine
+// needs, so no snap ran in it before either).
+func TestRedteam20SnapdCredentialsAreCovered(t *testing.T) {
+	requireBwrap(t)
+	requireRoot(t, "the test puts root-only files in place in a mount namespace of its own")
+	requireTools(t, "python3", "unshare", "setpriv")
+	for _, c := range callers(t) {
+		t.Run(c.name(), func(t *testing.T) {
+			dir := workTree(t)
+			res := vigilesInMountNS(t, c.runner, dir, rootOnlyCopiesSetup, []string{"OV=" + t.TempDir(), "OV2=" + t.TempDir(), "FILES=" + strings.Join(snapdFiles, " ")},
+				c.withArgs(append([]string{"--", "python3", "redteam19rootonly.py"}, snapdFiles...))...)
+			checkScriptRan(t, res, len(snapdFiles))
+		})
+	}
+}
