@@ -65,13 +65,17 @@ var initBinary = "/proc/self/fd/" + strconv.Itoa(fdExe)
 // (efi-pstore's copies of the kernel's oops logs among them), QEMU's
 // fw_cfg entries (systemd's credentials handed to a VM, Ignition's
 // configs); /sys/firmware/devicetree, whose model a hook may read,
-// stays). /tmp and /run (with
+// stays; securityfs's root-only stores: efi_secret's secrets of a
+// confidential VM, IMA's measurement lists, every file the host's root
+// ran by path (at integrity/ima, or ima on older kernels); its lsm, which
+// every user reads, stays). /tmp and /run (with
 // /run/secrets, docker.sock) are always replaced too, and so are the
 // caller's own HOME and runner directories wherever they are
 // (callerSecrets).
 var maskedDirs = []string{"/home", "/root", "/var/tmp", "/var/run", "/mnt", "/media", "/srv", "/__w", "/github", "/var/mail", "/var/spool/mail", "/var/log",
 	"/sys/kernel/debug", "/sys/kernel/tracing", "/sys/fs/pstore", "/var/crash", "/var/lib/systemd/coredump",
-	"/sys/firmware/acpi/tables", "/sys/firmware/dmi", "/sys/firmware/efi", "/sys/firmware/qemu_fw_cfg"}
+	"/sys/firmware/acpi/tables", "/sys/firmware/dmi", "/sys/firmware/efi", "/sys/firmware/qemu_fw_cfg",
+	"/sys/kernel/security/secrets", "/sys/kernel/security/integrity", "/sys/kernel/security/ima"}
 
 // strictFSDirs are the system directories a --strict-fs run sees (besides
 // the work tree, /dev, /proc and the throwaway HOME and TMPDIR).

@@ -273,3 +273,54 @@ func TestRedteam20SnapdCredentialsAreCovered(t *testing.T) {
 		})
 	}
 }
+
+// securityFSFiles are the root-only files of securityfs, by their
+// absolute paths, that TestRedteam20SecurityFSIsMasked adds under a
+// tmpfs over /sys/kernel/security (securityFSSetup), each with a token.
+var securityFSFiles = []string{
+	// efi_secret's: the secrets a confidential VM's owner injected
+	// (a disk's key), mode 0440 root.
+	"/sys/kernel/security/secrets/coco/736870e5-84f0-4973-92ec-06879ce3da0b",
+	// IMA's measurement lists (0440 root): every file the host's root
+	// ran or read under its policy, by path and hash; at
+	// integrity/ima on newer kernels (ima a link to it), at ima before.
+	"/sys/kernel/security/integrity/ima/ascii_runtime_measurements",
+	"/sys/kernel/security/ima/ascii_runtime_measurements",
+}
+
+// securityFSSetup is vigilesInMountNS's set-up for
+// TestRedteam20SecurityFSIsMasked: a tmpfs over /sys/kernel/security in
+// the test's own mount namespace, holding securityFSFiles (mode 0440
+// root), and lsm, the list of the kernel's security modules, which every
+// user reads and stays.
+const securityFSSetup = `mount -t tmpfs -o mode=0755 tmpfs /sys/kernel/security
+echo 'lockdown,capability,landlock,yama,apparmor' > /sys/kernel/security/lsm
+for f in $FILES; do
+	mkdir -p "${f%/*}"
+	echo "h112-firmware-token $f" > "$f"
+	chmod 0440 "$f"
+done
+`
+
+// TestRedteam20SecurityFSIsMasked: the round's fifth attempt
+// (scripts/redteam20securityfs.py), for every caller and a
+// --root-sandbox run, whose uid 0 is the host's root: securityfs, which
+// systemd mounts at /sys/kernel/security, holds efi_secret's secrets (a
+// confidential VM's owner's, a disk's key among them) and IMA's
+// measurement lists (every file the host's root ran, by path), root's
+// alone: a --root-sandbox run read each. /sys/kernel/security/secrets,
+// /sys/kernel/security/integrity and /sys/kernel/security/ima are now
+// masked in every run; lsm, which every user reads, stays.
+func TestRedteam20SecurityFSIsMasked(t *testing.T) {
+	requireBwrap(t)
+	requireRoot(t, "the test puts securityfs's files in place in a mount namespace of its own")
+	requireTools(t, "python3", "unshare", "setpriv")
+	for _, c := range callers(t) {
+		t.Run(c.name(), func(t *testing.T) {
+			dir := workTree(t)
+			res := vigilesInMountNS(t, c.runner, dir, securityFSSetup, []string{"FILES=" + strings.Join(securityFSFiles, " ")},
+				c.withArgs(append([]string{"--", "python3", "redteam20securityfs.py"}, securityFSFiles...))...)
+			checkScriptRan(t, res, len(securityFSFiles)+1)
+		})
+	}
+}
