@@ -200,9 +200,9 @@ var secretDirs = []string{"/etc/ssl/private", "/etc/pki/tls/private", "/etc/lets
 	// password).
 	"/var/lib/sss/db", "/var/lib/sss/secrets", "/var/lib/samba/private",
 	// The cloud guest agents' state: Azure's (ovf-env.xml with the VM's
-	// CustomData and the admin's password hash, the certificates'
-	// private keys, the extensions' protected settings and the scripts
-	// they ran), AWS's SSM agent's (a hybrid activation's registration
+	// CustomData and the admin's SSH keys, the certificates' private
+	// keys, the extensions' protected settings and the scripts they
+	// ran), AWS's SSM agent's (a hybrid activation's registration
 	// key, Run Command's scripts), GCE's, ECS's agent's (its tasks'
 	// environments); Hyper-V's key-value pools, which hv_kvp_daemon
 	// makes 0644: what the host pushed to the VM (an administrator's

@@ -10,11 +10,11 @@ import (
 // TestRedteam20CloudAgentsStateIsCovered adds, each with a token, with
 // rootOnlyCopiesSetup (mode 0600 root).
 var cloudAgentFiles = []string{
-	// Azure's agent: the provisioning document (the VM's CustomData, the
-	// admin password's hash and SSH keys), the transport key and a
-	// certificate's private key, the goal state's extensions config (the
-	// status blob's SAS URL, the protected settings), an extension's
-	// settings and the script it downloaded.
+	// Azure's agent: the provisioning document (the VM's CustomData,
+	// the admin's SSH keys; the agent strips the password), the
+	// transport key and a certificate's private key, the goal state's
+	// extensions config (the status blob's SAS URL, the protected
+	// settings), an extension's settings and the script it downloaded.
 	"/var/lib/waagent/ovf-env.xml", "/var/lib/waagent/TransportPrivate.pem", "/var/lib/waagent/0A1B2C3D4E5F.prv",
 	"/var/lib/waagent/ExtensionsConfig.1.xml",
 	"/var/lib/waagent/Microsoft.Azure.Extensions.CustomScript-2.1.10/config/0.settings",
@@ -53,7 +53,7 @@ const kvpPools = `chmod 0644 /var/lib/hyperv/.kvp_pool_*
 // cloud VM (GitHub's hosted runners are Azure VMs, self-hosted ones
 // often EC2 or GCE instances) has the guest agents' state beside it,
 // root's alone: Azure's /var/lib/waagent (ovf-env.xml with the VM's
-// CustomData and the admin's password hash, the certificates' private
+// CustomData and the admin's SSH keys, the certificates' private
 // keys, the extensions' settings and the scripts they ran), the SSM
 // agent's /var/lib/amazon/ssm (a hybrid activation's registration key,
 // the Run Command scripts), GCE's guest agent's state, ECS's agent's
