@@ -177,7 +177,10 @@ var secretFiles = []string{"/etc/shadow", "/etc/shadow-", "/etc/gshadow", "/etc/
 	"/sys/devices/virtual/dmi/id/board_serial", "/sys/devices/virtual/dmi/id/chassis_serial",
 	// snapd's state: the device's store session, the macaroons of a
 	// user who ran snap login.
-	"/var/lib/snapd/state.json"}
+	"/var/lib/snapd/state.json",
+	// An AKS node's cloud provider config: the cluster's service
+	// principal's secret.
+	"/etc/kubernetes/azure.json"}
 
 // secretDirs hold secret files only, and are masked whole (an empty
 // tmpfs) where the run may enter them: their files may not be listable by
@@ -216,7 +219,11 @@ var secretDirs = []string{"/etc/ssl/private", "/etc/pki/tls/private", "/etc/lets
 	// systemd-cryptsetup's LUKS keyfiles.
 	"/etc/cryptsetup-keys.d",
 	// snapd's device key, with which it asks the store for its serial.
-	"/var/lib/snapd/device"}
+	"/var/lib/snapd/device",
+	// A Kubernetes node's agents': the kubelet's client key and
+	// kubeconfigs, every pod's secret volumes (under pods/), k3s's
+	// agent's keys and kubeconfigs.
+	"/var/lib/kubelet", "/var/lib/rancher/k3s/agent"}
 
 // bwrapArgs builds the bubblewrap argv for a plan. The namespaces are
 // listed one by one (not --unshare-all) so that a missing one is an error,

@@ -324,3 +324,45 @@ func TestRedteam20SecurityFSIsMasked(t *testing.T) {
 		})
 	}
 }
+
+// nodeAgentFiles are the root-only files of a Kubernetes node's agents,
+// by their absolute paths, that TestRedteam20NodeAgentsStateIsCovered
+// adds, each with a token, with rootOnlyCopiesSetup (mode 0600 root).
+var nodeAgentFiles = []string{
+	// The kubelet's: its client key, its kubeconfig, the bootstrap
+	// kubeconfig (a bootstrap token) and a pod's secret volume, where
+	// every pod of the node has its secrets.
+	"/var/lib/kubelet/pki/kubelet-client-current.pem", "/var/lib/kubelet/kubeconfig",
+	"/var/lib/kubelet/bootstrap-kubeconfig",
+	"/var/lib/kubelet/pods/0f1e2d3c-4b5a-6978-8695-a4b3c2d1e0f9/volumes/kubernetes.io~secret/db/password",
+	// k3s's agent's client keys and kubeconfigs.
+	"/var/lib/rancher/k3s/agent/client-kubelet.key", "/var/lib/rancher/k3s/agent/kubelet.kubeconfig",
+	// An AKS node's cloud provider config: the cluster's service
+	// principal's secret (aadClientSecret).
+	"/etc/kubernetes/azure.json",
+}
+
+// TestRedteam20NodeAgentsStateIsCovered: the round's sixth attempt
+// (scripts/redteam19rootonly.py), for every caller and a --root-sandbox
+// run, whose uid 0 is the host's root: a runner on a Kubernetes node
+// (a cloud's managed node, a k3s host) has the node's agents beside it,
+// root's alone: the kubelet's client key and kubeconfigs, every pod's
+// secret volumes under /var/lib/kubelet/pods, k3s's agent's keys, and
+// an AKS node's /etc/kubernetes/azure.json with the cluster's service
+// principal's secret (round eighteen covered /etc/kubernetes/*.conf and
+// its pki, round nineteen k3s's server): the run read each whole. Each
+// is now covered with /dev/null, or its directory masked, where the run
+// could read it.
+func TestRedteam20NodeAgentsStateIsCovered(t *testing.T) {
+	requireBwrap(t)
+	requireRoot(t, "the test puts root-only files in place in a mount namespace of its own")
+	requireTools(t, "python3", "unshare", "setpriv")
+	for _, c := range callers(t) {
+		t.Run(c.name(), func(t *testing.T) {
+			dir := workTree(t)
+			res := vigilesInMountNS(t, c.runner, dir, rootOnlyCopiesSetup, []string{"OV=" + t.TempDir(), "OV2=" + t.TempDir(), "FILES=" + strings.Join(nodeAgentFiles, " ")},
+				c.withArgs(append([]string{"--", "python3", "redteam19rootonly.py"}, nodeAgentFiles...))...)
+			checkScriptRan(t, res, len(nodeAgentFiles))
+		})
+	}
+}
