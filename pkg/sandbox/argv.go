@@ -223,7 +223,10 @@ var secretDirs = []string{"/etc/ssl/private", "/etc/pki/tls/private", "/etc/lets
 	// A Kubernetes node's agents': the kubelet's client key and
 	// kubeconfigs, every pod's secret volumes (under pods/), k3s's
 	// agent's keys and kubeconfigs.
-	"/var/lib/kubelet", "/var/lib/rancher/k3s/agent"}
+	"/var/lib/kubelet", "/var/lib/rancher/k3s/agent",
+	// systemd's state of services with DynamicUser= (0700 root):
+	// NixOS's github-runner module keeps each runner's credentials there.
+	"/var/lib/private"}
 
 // bwrapArgs builds the bubblewrap argv for a plan. The namespaces are
 // listed one by one (not --unshare-all) so that a missing one is an error,

@@ -366,3 +366,36 @@ func TestRedteam20NodeAgentsStateIsCovered(t *testing.T) {
 		})
 	}
 }
+
+// privateStateFiles are files of systemd's DynamicUser= services' state,
+// by their absolute paths, that TestRedteam20PrivateServiceStateIsMasked
+// adds, each with a token, with rootOnlyCopiesSetup (mode 0600 root,
+// under /var/lib/private, which systemd makes 0700 root): a runner's
+// credentials where NixOS's github-runner module keeps them
+// (StateDirectory=github-runner/NAME under DynamicUser=).
+var privateStateFiles = []string{
+	"/var/lib/private/github-runner/nixos/.credentials_rsaparams",
+	"/var/lib/private/github-runner/nixos/.runner",
+}
+
+// TestRedteam20PrivateServiceStateIsMasked: the round's seventh attempt
+// (scripts/redteam19rootonly.py), for every caller and a --root-sandbox
+// run, whose uid 0 is the host's root: systemd keeps the state of a
+// service with DynamicUser= in /var/lib/private (0700 root), where
+// NixOS's github-runner module keeps each runner's credentials: the run
+// read them whole. /var/lib/private is now masked where the run may
+// enter it.
+func TestRedteam20PrivateServiceStateIsMasked(t *testing.T) {
+	requireBwrap(t)
+	requireRoot(t, "the test puts root-only files in place in a mount namespace of its own")
+	requireTools(t, "python3", "unshare", "setpriv")
+	setup := rootOnlyCopiesSetup + "chmod 0700 /var/lib/private\n"
+	for _, c := range callers(t) {
+		t.Run(c.name(), func(t *testing.T) {
+			dir := workTree(t)
+			res := vigilesInMountNS(t, c.runner, dir, setup, []string{"OV=" + t.TempDir(), "OV2=" + t.TempDir(), "FILES=" + strings.Join(privateStateFiles, " ")},
+				c.withArgs(append([]string{"--", "python3", "redteam19rootonly.py"}, privateStateFiles...))...)
+			checkScriptRan(t, res, len(privateStateFiles))
+		})
+	}
+}
