@@ -1468,18 +1468,20 @@ func readByte(r io.Reader) bool {
 	return n == 1
 }
 
-// existingSecretFiles expands secretFiles on this host (regular files only).
+// existingSecretFiles expands secretFiles on this host, and adds the
+// secret files its configuration names elsewhere (namedSecretFiles), each
+// once (regular files only).
 func existingSecretFiles() []string {
 	var out []string
 	g := newHostGlob()
-	for _, p := range secretFiles {
+	for _, p := range slices.Concat(secretFiles, namedSecretFiles()) {
 		ms := []string{p}
 		if strings.ContainsAny(p, "*?[") {
 			ms = g.glob(p)
 		}
 		for _, m := range ms {
 			var st unix.Stat_t
-			if unix.Lstat(m, &st) == nil && st.Mode&unix.S_IFMT == unix.S_IFREG {
+			if unix.Lstat(m, &st) == nil && st.Mode&unix.S_IFMT == unix.S_IFREG && !slices.Contains(out, m) {
 				out = append(out, m)
 			}
 		}

@@ -161,13 +161,14 @@ func TestResolveInDirIsEvalSymlinks(t *testing.T) {
 }
 
 // TestExistingSecretFilesIsGlob: existingSecretFiles finds on this host
-// the regular files filepath.Glob and a stat of each find for secretFiles.
+// the regular files filepath.Glob and a stat of each find for secretFiles
+// and namedSecretFiles.
 func TestExistingSecretFilesIsGlob(t *testing.T) {
 	var want []string
-	for _, p := range secretFiles {
+	for _, p := range slices.Concat(secretFiles, namedSecretFiles()) {
 		ms, _ := filepath.Glob(p)
 		for _, m := range ms {
-			if fi, err := os.Lstat(m); err == nil && fi.Mode().IsRegular() {
+			if fi, err := os.Lstat(m); err == nil && fi.Mode().IsRegular() && !slices.Contains(want, m) {
 				want = append(want, m)
 			}
 		}

@@ -399,3 +399,44 @@ func TestRedteam20PrivateServiceStateIsMasked(t *testing.T) {
 		})
 	}
 }
+
+// namedKeyFiles are the LUKS key files at places of the host's own
+// choosing that TestRedteam20NamedKeyFilesAreCovered adds, each with a
+// token, and namedKeyCrypttab the /etc/crypttab that names them (one by
+// a link, current.key, which leads to vault-2.key).
+var namedKeyFiles = []string{"/etc/luks/vault.key", "/var/lib/keys/data.key", "/etc/luks/vault-2.key"}
+
+const namedKeyCrypttab = `ln -s vault-2.key /etc/luks/current.key
+cat > /etc/crypttab <<'END'
+# <target name> <source device> <key file> <options>
+vault UUID=0f1e-22 /etc/luks/vault.key luks,discard
+data  /dev/sdb1    /var/lib/keys/data.key luks
+next  /dev/sdc1    /etc/luks/current.key luks
+swap  /dev/sda4    /dev/urandom swap
+END
+chmod 0644 /etc/crypttab
+`
+
+// TestRedteam20NamedKeyFilesAreCovered: the round's last attempt
+// (scripts/redteam19rootonly.py), for every caller and a --root-sandbox
+// run: a LUKS key file the host keeps where its /etc/crypttab names it,
+// not at one of the usual places secretFiles lists, was read whole by a
+// --root-sandbox run (the round's honest limit). Each key file crypttab
+// names, and each swap file /proc/swaps lists, is now covered with
+// /dev/null where the run could read it (namedSecretFiles), at the path
+// its links lead to. A swap file cannot be added without adding swap to
+// the host, so /proc/swaps' reading is TestSwapFiles'.
+func TestRedteam20NamedKeyFilesAreCovered(t *testing.T) {
+	requireBwrap(t)
+	requireRoot(t, "the test puts root-only files in place in a mount namespace of its own")
+	requireTools(t, "python3", "unshare", "setpriv")
+	read := []string{"/etc/luks/vault.key", "/var/lib/keys/data.key", "/etc/luks/current.key"}
+	for _, c := range callers(t) {
+		t.Run(c.name(), func(t *testing.T) {
+			dir := workTree(t)
+			res := vigilesInMountNS(t, c.runner, dir, rootOnlyCopiesSetup+namedKeyCrypttab, []string{"OV=" + t.TempDir(), "OV2=" + t.TempDir(), "FILES=" + strings.Join(namedKeyFiles, " ")},
+				c.withArgs(append([]string{"--", "python3", "redteam19rootonly.py"}, read...))...)
+			checkScriptRan(t, res, len(read))
+		})
+	}
+}
