@@ -312,3 +312,27 @@ func TestFileHoldsCredentialSeesAChange(t *testing.T) {
 		t.Fatalf("the same file rewritten with a credential, same size: %v, %v", holds, err)
 	}
 }
+
+// BenchmarkHoldsCredential times holdsCredential over texts of a
+// system-wide file's size that hold its hints and no credential, where
+// every expression reads the whole text (what a stock file costs each
+// run that reads it anew): a commented INI file (wgetrc's shape), a YAML
+// config with flow mappings (a condarc's) and a one-line JSON object.
+func BenchmarkHoldsCredential(b *testing.B) {
+	for _, tc := range []struct{ name, text string }{
+		{"ini", strings.Repeat("# Set the password for FTP and HTTP here:\n#password = x\n#use_proxy = on\ntimeout = 60\n", 60)},
+		{"yaml", strings.Repeat("channels:\n  - conda-forge\n  - {channel: https://conda.test/x, auth: none}\nssl_verify: true\n# token: see conda token\n", 60)},
+		{"json", `{"registry": "https://npm.test/", ` + strings.Repeat(`"tokenizer": "x", "api": "v1", `, 100) + `"end": 1}` + "\n"},
+	} {
+		text := []byte(tc.text)
+		if holdsCredential(text) {
+			b.Fatalf("%s: the text holds a credential", tc.name)
+		}
+		b.Run(tc.name, func(b *testing.B) {
+			b.SetBytes(int64(len(text)))
+			for b.Loop() {
+				holdsCredential(text)
+			}
+		})
+	}
+}
