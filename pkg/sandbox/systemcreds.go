@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"golang.org/x/sys/unix"
 )
@@ -114,10 +115,50 @@ const settingSpace = `[\s\v\x1c-\x1f\x{85}\p{Z}]`
 // where settingStart says.
 var credentialKey = sync.OnceValue(func() *regexp.Regexp {
 	const ws = settingSpace
-	return regexp.MustCompile(`(?im)` + settingStart + `(?:-` + ws + `+)*(?:export` + ws + `+|environment` + ws + `*=(?:[^\r\n]*[\s"'])?)?[^\s=#;]*(?:_authtoken|_auth|password|passwd|passphrase|secret_access_key|session_token|token|secret|_pass|api_?key|secret_?key|private_?key)(?:["']?` + ws + `*[=:]|` + ws + `+(?:default|override)=)` +
-		`|^[^#\r\n]*?[\s;&|({][a-z0-9_]*(?:_authtoken|_auth|password|passwd|passphrase|secret_access_key|session_token|token|secret|_pass|api_?key|secret_?key|private_?key)=` +
+	return regexp.MustCompile(`(?im)` + settingStart + `(?:-` + ws + `+)*(?:export` + ws + `+|environment` + ws + `*=(?:[^\r\n]*[\s"'])?)?[^\s=#;]*` + secretName + `(?:["']?` + ws + `*[=:]|` + ws + `+(?:default|override)=)` +
+		`|^[^#\r\n]*?[\s;&|({][a-z0-9_]*` + secretName + `=` +
 		`|<(password|passphrase|privatekey)(\s[^>]*)?>|<name>\s*(private|job|deploy)-token\s*</name>|<name>\s*authorization\s*</name>|-----BEGIN [a-z0-9 ]*PRIVATE KEY-----`)
 })
+
+// flowKey is a key of a YAML flow mapping, a JSON object or a TOML
+// inline table (quoted too) whose name says it holds a secret, after the
+// {, , or [ before it: one past the first key of a mapping on one line,
+// which credentialKey, reading from a line's start, does not see
+// (`channels: [{channel: x, token: y}]`, `{"registry": "r",
+// "_authToken": "t"}`, `{ index = "…", token = "…" }`).
+var flowKey = sync.OnceValue(func() *regexp.Regexp {
+	const ws = settingSpace
+	return regexp.MustCompile(`(?i)[{,\[]` + ws + `*(?:"[^"\r\n]*|'[^'\r\n]*|[^\s,{}\[\]"'=#;:]*)` + secretName + `["']?` + ws + `*[=:]`)
+})
+
+// holdsFlowKey says whether a line of b (lines as settingStart breaks
+// them) holds a flowKey before any # that starts it or follows a space
+// or a tab (a YAML comment). Each line is read alone, and only one with
+// a {, a , or a [ before such a #: a file's comments and its plain
+// settings cost no pass of the expression.
+func holdsFlowKey(b []byte) bool {
+	for len(b) > 0 {
+		line := b
+		b = nil
+		if i := bytes.IndexAny(line, "\r\n\u0085\u2028\u2029"); i >= 0 {
+			_, n := utf8.DecodeRune(line[i:])
+			line, b = line[:i], line[i+n:]
+		}
+		for i, c := range line {
+			if c == '#' && (i == 0 || line[i-1] == ' ' || line[i-1] == '\t') {
+				line = line[:i]
+				break
+			}
+		}
+		if bytes.ContainsAny(line, "{,[") && flowKey().Match(line) {
+			return true
+		}
+	}
+	return false
+}
+
+// secretName is the end of a setting's name that says it holds a secret.
+const secretName = `(?:_authtoken|_auth|password|passwd|passphrase|secret_access_key|session_token|token|secret|_pass|api_?key|secret_?key|private_?key)`
 
 // bundlerSourceKey is a setting of Bundler's keyed by a gem source, whose
 // value is that source's credentials (bundle config set github.com
@@ -178,10 +219,11 @@ func holdsCredential(b []byte) bool {
 }
 
 // matchesCredential says whether b holds what credentialURL or
-// credentialKey matches, or a gem source's credentials for Bundler
+// credentialKey matches, a flow mapping's key that names a secret
+// (holdsFlowKey), or a gem source's credentials for Bundler
 // (holdsBundlerSource).
 func matchesCredential(b []byte) bool {
-	return credentialURL().Match(b) || credentialKey().Match(b) || holdsBundlerSource(b)
+	return credentialURL().Match(b) || credentialKey().Match(b) || holdsFlowKey(b) || holdsBundlerSource(b)
 }
 
 // hintsCredential says whether b may hold what matchesCredential

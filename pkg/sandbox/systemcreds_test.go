@@ -94,6 +94,28 @@ func TestHoldsCredential(t *testing.T) {
 		{"items:\n\t-\tpassword: pw\n", true},
 		{"channels:\n  - https://conda.test/t/tk-1/private\n  - defaults\n", true},
 		{"custom_channels:\n  private: https://u:pw@conda.test/channels\n", true},
+		// A key past the first of a YAML flow mapping, a one-line
+		// JSON object or a TOML inline table (after a { , or [ on a
+		// line no # comments out before it), quoted too; conda's
+		// custom_channels as a flow mapping with a user part in its
+		// URL, which the URL alone shows.
+		{"channels: [{channel: https://conda.test/x, token: tk}]\n", true},
+		{"channels: [{token: tk}]\n", true},
+		{"channels: [token: tk]\n", true},
+		{"{\"registry\": \"https://npm.test/\", \"_authToken\": \"t\"}\n", true},
+		{"{\"registry\":\"r\",\"//npm.test/:_authToken\":\"t\"}\n", true},
+		{"{'user': 'u', 'password': 'p'}\n", true},
+		{"[registries]\nprivate = { index = \"https://r.test/\", token = \"t\" }\n", true},
+		{"custom_channels: {private: https://u:pw@conda.test/channels}\n", true},
+		// A # that a JSON string holds (not after a space) comments
+		// nothing out.
+		{"{\"color\": \"#fff\", \"token\": \"t\"}\n", true},
+		// What those forms still pass over: such a word in a value or
+		// a name that only holds it, a commented-out line.
+		{"channels: [{channel: https://conda.test/x, auth: none}]\n", false},
+		{"{\"max_tokens\": 5, \"tokenizer\": \"x\", \"api\": \"v1\"}\n", false},
+		{"# channels: [{channel: x, token: y}]\n", false},
+		{"opts: {mode: token-auth, ssl_verify: true}\n", false},
 		// Bundler's credentials for a source, keyed by its host
 		// (bundle config set github.com TOKEN), or its URL, in its
 		// YAML config or the environment's form.

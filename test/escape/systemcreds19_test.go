@@ -16,6 +16,8 @@ import (
 var imageCredentialFiles = map[string]string{
 	// conda: a YAML list item whose first key is the token.
 	"/etc/conda/condarc.d/list.yml": "channel_settings:\n  - token: h115-condalist-token\n    channel: https://conda.example.test/private\n",
+	// conda: a token past a flow mapping's first key, on one line.
+	"/etc/conda/condarc.d/flow.yml": "channel_settings: [{channel: https://conda.example.test/private, token: \"h115-condaflow-token\"}]\n",
 	// The Ruby image: Bundler's config (BUNDLE_APP_CONFIG=/usr/local/bundle),
 	// a source's token keyed by its host, and RubyGems' system gemrc
 	// (Ruby built with prefix /usr/local reads /usr/local/etc/gemrc; the
