@@ -163,14 +163,19 @@ const secretName = `(?:_authtoken|_auth|password|passwd|passphrase|secret_access
 // bundlerSourceKey is a setting of Bundler's keyed by a gem source, whose
 // value is that source's credentials (bundle config set github.com
 // TOKEN): its host, a dot as __ and a - as ___ (BUNDLE_GITHUB__COM,
-// BUNDLE_RUBYGEMS__PKG__GITHUB__COM), or its URL
+// BUNDLE_RUBYGEMS__PKG__GITHUB__COM, BUNDLE_MY___GEMS), or its URL
 // (BUNDLE_HTTPS://RUBYGEMS__PKG__GITHUB__COM/OWNER), in Bundler's YAML
-// config or a shell's or the environment's assignment. Submatch 1 is a
-// host named without its URL: Bundler's own settings of the same shape
-// (bundlerOwnSetting) are not sources.
+// config or a shell's or the environment's assignment; a dot or a -
+// written as it is too, which Bundler's config loader turns into __ and
+// ___ (a - with a warning). Submatch 1 is a host named without its URL:
+// Bundler's own settings of the same shape (bundlerOwnSetting) are not
+// sources. A host with neither a dot nor a - (BUNDLE_LOCALHOST) is not
+// taken for one: it is written as a one-word setting of Bundler's is
+// (BUNDLE_PATH, BUNDLE_FROZEN, or one this list would not know), and its
+// value's shape (user:password) is BUNDLE_WITHOUT's too.
 var bundlerSourceKey = sync.OnceValue(func() *regexp.Regexp {
-	const ws, label = settingSpace, `[a-z0-9]+(?:___[a-z0-9]+)*`
-	return regexp.MustCompile(`(?im)` + settingStart + `(?:export` + ws + `+)?["']?bundle_(?:https?://` + label + `(?:__` + label + `)*|(` + label + `(?:__` + label + `)+))(?::[0-9]+)?(?:/[^\s"'=]*)?["']?` + ws + `*[=:]`)
+	const ws, label, dot = settingSpace, `[a-z0-9]+(?:(?:___|-)[a-z0-9]+)*`, `(?:__|\.)`
+	return regexp.MustCompile(`(?im)` + settingStart + `(?:export` + ws + `+)?["']?bundle_(?:https?://` + label + `(?:` + dot + label + `)*|(` + label + `(?:` + dot + label + `)+|[a-z0-9]+(?:(?:___|-)[a-z0-9]+)+))(?::[0-9]+)?(?:/[^\s"'=]*)?["']?` + ws + `*[=:]`)
 })
 
 // bundlerOwnSetting says whether the host part of a bundlerSourceKey,
@@ -178,10 +183,12 @@ var bundlerSourceKey = sync.OnceValue(func() *regexp.Regexp {
 // with one dot is: a gem's build options (build.GEM), a local checkout
 // (local.GEM), a mirror (mirror.URL, whose credentials, if any, are in
 // its URL value), `bundle gem`'s defaults (gem.test, gem.ci, …) or
-// path.system (install to the system's gems).
-// A host of more labels (gem.fury.io) is a source.
+// path.system (install to the system's gems); a dot or a - written as
+// it is counts as __ or ___. A host of more labels (gem.fury.io) is a
+// source.
 func bundlerOwnSetting(host []byte) bool {
-	labels := bytes.ReplaceAll(bytes.ToLower(host), []byte("___"), []byte("-"))
+	labels := bytes.ReplaceAll(bytes.ToLower(host), []byte("."), []byte("__"))
+	labels = bytes.ReplaceAll(labels, []byte("___"), []byte("-"))
 	first, rest, _ := bytes.Cut(labels, []byte("__"))
 	if bytes.Contains(rest, []byte("__")) {
 		return false

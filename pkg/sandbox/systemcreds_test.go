@@ -127,6 +127,22 @@ func TestHoldsCredential(t *testing.T) {
 		{"---\nBUNDLE_HTTPS://GEMS__EXAMPLE__TEST:8443/: \"u:t\"\n", true},
 		{"BUNDLE_GITHUB__COM=t\n", true},
 		{"export BUNDLE_GEMS__CONTRIBSYS__COM=u:p\n", true},
+		// A host with a dash and no dot (BUNDLE_MY___GEMS: no
+		// setting of Bundler's holds ___), and a key written with
+		// the host's dashes or dots, which Bundler's config loader
+		// takes as ___ and __ (a dash with a warning), its URL's too.
+		{"---\nBUNDLE_MY___GEMS: \"u:p\"\n", true},
+		{"BUNDLE_GEM___SERVER=t\n", true},
+		{"---\nBUNDLE_MY-GEMS__EXAMPLE__TEST: \"u:p\"\n", true},
+		{"---\nBUNDLE_GEMS.EXAMPLE.TEST: \"u:p\"\n", true},
+		{"---\nBUNDLE_HTTPS://MY-GEMS.EXAMPLE.TEST/: \"u:p\"\n", true},
+		// Bundler's own settings, in those forms too, are none; nor
+		// is a host with neither a dot nor a dash (BUNDLE_LOCALHOST,
+		// BUNDLE_GEMS), which reads as any one-word setting of
+		// Bundler's, known or not (the limit docs/security.md names).
+		{"---\nBUNDLE_BUILD.NOKOGIRI: \"--use-system-libraries\"\nBUNDLE_LOCAL.MY-GEM: \"/src/g\"\nBUNDLE_BUILD__MY-GEM: \"--x\"\nBUNDLE_GEM.TEST: \"rspec\"\n", false},
+		{"---\nBUNDLE_SILENCE_ROOT_WARNING: \"1\"\nBUNDLE_FORCE_RUBY_PLATFORM: \"true\"\nBUNDLE_WITHOUT: \"development:test\"\nBUNDLE_APP_CONFIG: \"/usr/local/bundle\"\n", false},
+		{"---\nBUNDLE_LOCALHOST: \"u:p\"\nBUNDLE_GEMS: \"t\"\n", false},
 		// What the forms still pass over: a list of plain values or
 		// of mappings with no such key, a dash that starts no list
 		// item, and Bundler's own settings (a gem's build options,
