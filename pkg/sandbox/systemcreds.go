@@ -122,13 +122,13 @@ var credentialKey = sync.OnceValue(func() *regexp.Regexp {
 
 // flowKey is a key of a YAML flow mapping, a JSON object or a TOML
 // inline table (quoted too) whose name says it holds a secret, after the
-// {, , or [ before it: one past the first key of a mapping on one line,
+// {, , or [ before it (a shell's ${NAME:-…} names a variable): one past the first key of a mapping on one line,
 // which credentialKey, reading from a line's start, does not see
 // (`channels: [{channel: x, token: y}]`, `{"registry": "r",
 // "_authToken": "t"}`, `{ index = "…", token = "…" }`).
 var flowKey = sync.OnceValue(func() *regexp.Regexp {
 	const ws = settingSpace
-	return regexp.MustCompile(`(?i)[{,\[]` + ws + `*(?:"[^"\r\n]*|'[^'\r\n]*|[^\s,{}\[\]"'=#;:]*)` + secretName + `["']?` + ws + `*[=:]`)
+	return regexp.MustCompile(`(?i)(?:(?:^|[^$])\{|[,\[])` + ws + `*(?:"[^"\r\n]*|'[^'\r\n]*|[^\s,{}\[\]"'=#;:]*)` + secretName + `["']?` + ws + `*[=:]`)
 })
 
 // holdsFlowKey says whether a line of b (lines as settingStart breaks

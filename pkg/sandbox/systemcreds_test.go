@@ -116,6 +116,9 @@ func TestHoldsCredential(t *testing.T) {
 		{"{\"max_tokens\": 5, \"tokenizer\": \"x\", \"api\": \"v1\"}\n", false},
 		{"# channels: [{channel: x, token: y}]\n", false},
 		{"opts: {mode: token-auth, ssl_verify: true}\n", false},
+		// A shell's ${NAME:-…} names a variable, a login script's
+		// (debootstrap's functions: ${PRIVATEKEY:+"$PRIVATEKEY"}).
+		{"[ -n \"${NPM_TOKEN:-}\" ] && echo set\nwget ${PRIVATEKEY:+\"$PRIVATEKEY\"} -O x\n", false},
 		// Bundler's credentials for a source, keyed by its host
 		// (bundle config set github.com TOKEN), or its URL, in its
 		// YAML config or the environment's form.
@@ -198,7 +201,8 @@ func TestHoldsCredential(t *testing.T) {
 // out by an expression too: the hints pass over no text they match.
 func FuzzHoldsCredential(f *testing.F) {
 	for _, s := range []string{"http_proxy=http://u:p@h\n", "//n/:_authToken=t\n", "- token: t\n", "BUNDLE_GITHUB__COM: t\n", "BUNDLE_BUILD__X: y\n", "<!-- <password>p</password> -->",
-		"<!-- a <!-- b --> <password>x</password>", "pa\u017fsword=1", "\u212aey_token: 1", "export A_SECRET=1", "user=x\n"} {
+		"<!-- a <!-- b --> <password>x</password>", "pa\u017fsword=1", "\u212aey_token: 1", "export A_SECRET=1", "user=x\n",
+		"{\"a\": 1, \"token\": 2}\n", "x: [{a: b, secret: c}] # d\n", "${API_TOKEN:-x}\n", "BUNDLE_MY-GEMS.TEST: t\n"} {
 		f.Add([]byte(s))
 	}
 	comment := regexp.MustCompile(`(?s)<!--.*?-->`)
