@@ -116,6 +116,9 @@ func TestHoldsCredential(t *testing.T) {
 		{"{\"max_tokens\": 5, \"tokenizer\": \"x\", \"api\": \"v1\"}\n", false},
 		{"# channels: [{channel: x, token: y}]\n", false},
 		{"opts: {mode: token-auth, ssl_verify: true}\n", false},
+		// A JSON string that holds a space and a # reads as a YAML
+		// comment's start (the limit docs/security.md names).
+		{"{\"note\": \"a #1\", \"token\": \"t\"}\n", false},
 		// A shell's ${NAME:-…} names a variable, a login script's
 		// (debootstrap's functions: ${PRIVATEKEY:+"$PRIVATEKEY"}).
 		{"[ -n \"${NPM_TOKEN:-}\" ] && echo set\nwget ${PRIVATEKEY:+\"$PRIVATEKEY\"} -O x\n", false},
