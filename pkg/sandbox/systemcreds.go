@@ -121,21 +121,22 @@ var credentialKey = sync.OnceValue(func() *regexp.Regexp {
 })
 
 // flowKey is a key of a YAML flow mapping, a JSON object or a TOML
-// inline table (quoted too) whose name says it holds a secret, after the
-// {, , or [ before it (a shell's ${NAME:-…} names a variable): one past the first key of a mapping on one line,
-// which credentialKey, reading from a line's start, does not see
-// (`channels: [{channel: x, token: y}]`, `{"registry": "r",
+// inline table (quoted too) whose name says it holds a secret, as it
+// follows the {, , or [ before it: one past the first key of a mapping on
+// one line, which credentialKey, reading from a line's start, does not
+// see (`channels: [{channel: x, token: y}]`, `{"registry": "r",
 // "_authToken": "t"}`, `{ index = "…", token = "…" }`).
 var flowKey = sync.OnceValue(func() *regexp.Regexp {
 	const ws = settingSpace
-	return regexp.MustCompile(`(?i)(?:(?:^|[^$])\{|[,\[])` + ws + `*(?:"[^"\r\n]*|'[^'\r\n]*|[^\s,{}\[\]"'=#;:]*)` + secretName + `["']?` + ws + `*[=:]`)
+	return regexp.MustCompile(`(?i)^` + ws + `*(?:"[^"\r\n]*|'[^'\r\n]*|[^\s,{}\[\]"'=#;:]*)` + secretName + `["']?` + ws + `*[=:]`)
 })
 
 // holdsFlowKey says whether a line of b (lines as settingStart breaks
-// them) holds a flowKey before any # that starts it or follows a space
-// or a tab (a YAML comment). Each line is read alone, and only one with
-// a {, a , or a [ before such a #: a file's comments and its plain
-// settings cost no pass of the expression.
+// them) holds a flowKey after a {, a , or a [ before any # that starts
+// the line or follows a space or a tab (a YAML comment); a shell's
+// ${NAME:-…} names a variable, not a key. The expression is tried at
+// each of those alone, where the key it reads ends: a file's comments,
+// its plain settings and the values between cost no pass of it.
 func holdsFlowKey(b []byte) bool {
 	for len(b) > 0 {
 		line := b
@@ -146,12 +147,11 @@ func holdsFlowKey(b []byte) bool {
 		}
 		for i, c := range line {
 			if c == '#' && (i == 0 || line[i-1] == ' ' || line[i-1] == '\t') {
-				line = line[:i]
 				break
 			}
-		}
-		if bytes.ContainsAny(line, "{,[") && flowKey().Match(line) {
-			return true
+			if (c == ',' || c == '[' || c == '{' && (i == 0 || line[i-1] != '$')) && flowKey().Match(line[i+1:]) {
+				return true
+			}
 		}
 	}
 	return false
