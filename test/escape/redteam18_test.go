@@ -257,13 +257,20 @@ exit $st
 // runnerFilesSh defines runner_files DIR, which makes at DIR what a
 // self-hosted runner keeps there that a hook would want: its credentials
 // (mode 0600, as the runner writes them), a worker's log and a job's step
-// script, each with a token the attempts look for.
+// script, each with a token the attempts look for; and wait_exec.
 const runnerFilesSh = `runner_files() {
 	mkdir -p "$1/bin" "$1/_diag" "$1/_work/_temp"
 	echo '{"d": "h107-runner-credential-token"}' > "$1/.credentials_rsaparams"
 	chmod 0600 "$1/.credentials_rsaparams"
 	echo 'job message h107-runner-diag-token' > "$1/_diag/Worker_20260101-000000-utc.log"
 	echo 'curl -H "Authorization: Bearer h107-runner-step-token"' > "$1/_work/_temp/step.sh"
+}
+# wait_exec PID PROG waits until the process PID runs PROG (its exec, past
+# setpriv's, done), for at most 10 s: vigiles looks for runners as it
+# starts, and one still being started is not yet one.
+wait_exec() {
+	i=0
+	while [ "$(readlink "/proc/$1/exe")" != "$2" ] && [ $i -lt 1000 ]; do sleep 0.01; i=$((i+1)); done
 }
 `
 
@@ -298,6 +305,7 @@ cp "$SLEEP" $r/bin/Runner.Listener
 if [ -n "$AS_UID" ]; then chown -R "$AS_UID:$AS_GID" $r; fi
 $AS $r/bin/Runner.Listener 600 &
 bg=$!
+wait_exec $bg $r/bin/Runner.Listener
 `
 	for _, c := range callers(t) {
 		t.Run(c.name(), func(t *testing.T) {
@@ -380,6 +388,7 @@ if [ -z "$AS_UID" ]; then
 fi
 $other $r/bin/Runner.Listener 600 &
 bg=$!
+wait_exec $bg $r/bin/Runner.Listener
 `
 	for _, c := range callers(t) {
 		t.Run(c.name(), func(t *testing.T) {
