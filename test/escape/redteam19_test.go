@@ -137,6 +137,26 @@ for d in /etc/credstore /etc/credstore.encrypted /etc/salt/pki /var/lib/tailscal
 done
 `
 
+// rootOnlyFilesAreCovered runs scripts/redteam19rootonly.py on read, for
+// every caller and a --root-sandbox run, in a mount namespace whose /etc
+// and /var are overlays holding files (rootOnlyCopiesSetup: each mode
+// 0600 root, with a token) and what the shell text more adds; each file
+// it reads must show no token.
+func rootOnlyFilesAreCovered(t *testing.T, files []string, more string, read []string) {
+	t.Helper()
+	requireBwrap(t)
+	requireRoot(t, "the test puts root-only files in place in a mount namespace of its own")
+	requireTools(t, "python3", "unshare", "setpriv")
+	for _, c := range callers(t) {
+		t.Run(c.name(), func(t *testing.T) {
+			dir := workTree(t)
+			res := vigilesInMountNS(t, c.runner, dir, rootOnlyCopiesSetup+more, []string{"OV=" + t.TempDir(), "OV2=" + t.TempDir(), "FILES=" + strings.Join(files, " ")},
+				c.withArgs(append([]string{"--", "python3", "redteam19rootonly.py"}, read...))...)
+			checkScriptRan(t, res, len(read))
+		})
+	}
+}
+
 // TestRedteam19RootOnlyCopiesAreCovered: the round's third attempt
 // (scripts/redteam19rootonly.py), for every caller and a --root-sandbox
 // run, whose uid 0 is the host's root: /etc/shadow and /etc/gshadow are
@@ -149,17 +169,7 @@ done
 // covered with /dev/null, or its directory masked, where the run could
 // read it.
 func TestRedteam19RootOnlyCopiesAreCovered(t *testing.T) {
-	requireBwrap(t)
-	requireRoot(t, "the test puts root-only files in place in a mount namespace of its own")
-	requireTools(t, "python3", "unshare", "setpriv")
-	for _, c := range callers(t) {
-		t.Run(c.name(), func(t *testing.T) {
-			dir := workTree(t)
-			res := vigilesInMountNS(t, c.runner, dir, rootOnlyCopiesSetup, []string{"OV=" + t.TempDir(), "OV2=" + t.TempDir(), "FILES=" + strings.Join(rootOnlyCopies, " ")},
-				c.withArgs(append([]string{"--", "python3", "redteam19rootonly.py"}, rootOnlyCopies...))...)
-			checkScriptRan(t, res, len(rootOnlyCopies))
-		})
-	}
+	rootOnlyFilesAreCovered(t, rootOnlyCopies, "", rootOnlyCopies)
 }
 
 // moreRootOnlySecrets are the root-only files of services, by their
@@ -199,17 +209,7 @@ var moreRootOnlySecrets = []string{
 // each whole. Each is now covered with /dev/null, or its directory
 // masked, where the run could read it.
 func TestRedteam19ServicesRootOnlySecretsAreCovered(t *testing.T) {
-	requireBwrap(t)
-	requireRoot(t, "the test puts root-only files in place in a mount namespace of its own")
-	requireTools(t, "python3", "unshare", "setpriv")
-	for _, c := range callers(t) {
-		t.Run(c.name(), func(t *testing.T) {
-			dir := workTree(t)
-			res := vigilesInMountNS(t, c.runner, dir, rootOnlyCopiesSetup, []string{"OV=" + t.TempDir(), "OV2=" + t.TempDir(), "FILES=" + strings.Join(moreRootOnlySecrets, " ")},
-				c.withArgs(append([]string{"--", "python3", "redteam19rootonly.py"}, moreRootOnlySecrets...))...)
-			checkScriptRan(t, res, len(moreRootOnlySecrets))
-		})
-	}
+	rootOnlyFilesAreCovered(t, moreRootOnlySecrets, "", moreRootOnlySecrets)
 }
 
 // kernelDebugFS is vigilesInMountNS's set-up for

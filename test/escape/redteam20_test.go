@@ -64,17 +64,7 @@ const kvpPools = `chmod 0644 /var/lib/hyperv/.kvp_pool_*
 // Each is now covered with /dev/null, or its directory masked, where
 // the run could read it.
 func TestRedteam20CloudAgentsStateIsCovered(t *testing.T) {
-	requireBwrap(t)
-	requireRoot(t, "the test puts root-only files in place in a mount namespace of its own")
-	requireTools(t, "python3", "unshare", "setpriv")
-	for _, c := range callers(t) {
-		t.Run(c.name(), func(t *testing.T) {
-			dir := workTree(t)
-			res := vigilesInMountNS(t, c.runner, dir, rootOnlyCopiesSetup+kvpPools, []string{"OV=" + t.TempDir(), "OV2=" + t.TempDir(), "FILES=" + strings.Join(cloudAgentFiles, " ")},
-				c.withArgs(append([]string{"--", "python3", "redteam19rootonly.py"}, cloudAgentFiles...))...)
-			checkScriptRan(t, res, len(cloudAgentFiles))
-		})
-	}
+	rootOnlyFilesAreCovered(t, cloudAgentFiles, kvpPools, cloudAgentFiles)
 }
 
 // newRootSetup is the start of a vigilesInMountNS set-up that needs
@@ -261,17 +251,7 @@ var snapdFiles = []string{
 // snapd socket, /run being masked, and no capability snap-confine
 // needs, so no snap ran in it before either).
 func TestRedteam20SnapdCredentialsAreCovered(t *testing.T) {
-	requireBwrap(t)
-	requireRoot(t, "the test puts root-only files in place in a mount namespace of its own")
-	requireTools(t, "python3", "unshare", "setpriv")
-	for _, c := range callers(t) {
-		t.Run(c.name(), func(t *testing.T) {
-			dir := workTree(t)
-			res := vigilesInMountNS(t, c.runner, dir, rootOnlyCopiesSetup, []string{"OV=" + t.TempDir(), "OV2=" + t.TempDir(), "FILES=" + strings.Join(snapdFiles, " ")},
-				c.withArgs(append([]string{"--", "python3", "redteam19rootonly.py"}, snapdFiles...))...)
-			checkScriptRan(t, res, len(snapdFiles))
-		})
-	}
+	rootOnlyFilesAreCovered(t, snapdFiles, "", snapdFiles)
 }
 
 // securityFSFiles are the root-only files of securityfs, by their
@@ -354,17 +334,7 @@ var nodeAgentFiles = []string{
 // is now covered with /dev/null, or its directory masked, where the run
 // could read it.
 func TestRedteam20NodeAgentsStateIsCovered(t *testing.T) {
-	requireBwrap(t)
-	requireRoot(t, "the test puts root-only files in place in a mount namespace of its own")
-	requireTools(t, "python3", "unshare", "setpriv")
-	for _, c := range callers(t) {
-		t.Run(c.name(), func(t *testing.T) {
-			dir := workTree(t)
-			res := vigilesInMountNS(t, c.runner, dir, rootOnlyCopiesSetup, []string{"OV=" + t.TempDir(), "OV2=" + t.TempDir(), "FILES=" + strings.Join(nodeAgentFiles, " ")},
-				c.withArgs(append([]string{"--", "python3", "redteam19rootonly.py"}, nodeAgentFiles...))...)
-			checkScriptRan(t, res, len(nodeAgentFiles))
-		})
-	}
+	rootOnlyFilesAreCovered(t, nodeAgentFiles, "", nodeAgentFiles)
 }
 
 // privateStateFiles are files of systemd's DynamicUser= services' state,
@@ -386,18 +356,7 @@ var privateStateFiles = []string{
 // read them whole. /var/lib/private is now masked where the run may
 // enter it.
 func TestRedteam20PrivateServiceStateIsMasked(t *testing.T) {
-	requireBwrap(t)
-	requireRoot(t, "the test puts root-only files in place in a mount namespace of its own")
-	requireTools(t, "python3", "unshare", "setpriv")
-	setup := rootOnlyCopiesSetup + "chmod 0700 /var/lib/private\n"
-	for _, c := range callers(t) {
-		t.Run(c.name(), func(t *testing.T) {
-			dir := workTree(t)
-			res := vigilesInMountNS(t, c.runner, dir, setup, []string{"OV=" + t.TempDir(), "OV2=" + t.TempDir(), "FILES=" + strings.Join(privateStateFiles, " ")},
-				c.withArgs(append([]string{"--", "python3", "redteam19rootonly.py"}, privateStateFiles...))...)
-			checkScriptRan(t, res, len(privateStateFiles))
-		})
-	}
+	rootOnlyFilesAreCovered(t, privateStateFiles, "chmod 0700 /var/lib/private\n", privateStateFiles)
 }
 
 // namedKeyFiles are the LUKS key files at places of the host's own
@@ -427,16 +386,5 @@ chmod 0644 /etc/crypttab
 // its links lead to. A swap file cannot be added without adding swap to
 // the host, so /proc/swaps' reading is TestSwapFiles'.
 func TestRedteam20NamedKeyFilesAreCovered(t *testing.T) {
-	requireBwrap(t)
-	requireRoot(t, "the test puts root-only files in place in a mount namespace of its own")
-	requireTools(t, "python3", "unshare", "setpriv")
-	read := []string{"/etc/luks/vault.key", "/var/lib/keys/data.key", "/etc/luks/current.key"}
-	for _, c := range callers(t) {
-		t.Run(c.name(), func(t *testing.T) {
-			dir := workTree(t)
-			res := vigilesInMountNS(t, c.runner, dir, rootOnlyCopiesSetup+namedKeyCrypttab, []string{"OV=" + t.TempDir(), "OV2=" + t.TempDir(), "FILES=" + strings.Join(namedKeyFiles, " ")},
-				c.withArgs(append([]string{"--", "python3", "redteam19rootonly.py"}, read...))...)
-			checkScriptRan(t, res, len(read))
-		})
-	}
+	rootOnlyFilesAreCovered(t, namedKeyFiles, namedKeyCrypttab, []string{"/etc/luks/vault.key", "/var/lib/keys/data.key", "/etc/luks/current.key"})
 }
