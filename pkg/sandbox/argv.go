@@ -226,7 +226,12 @@ var secretDirs = []string{"/etc/ssl/private", "/etc/pki/tls/private", "/etc/lets
 	"/var/lib/kubelet", "/var/lib/rancher/k3s/agent",
 	// systemd's state of services with DynamicUser= (0700 root):
 	// NixOS's github-runner module keeps each runner's credentials there.
-	"/var/lib/private"}
+	"/var/lib/private",
+	// The container engines' state, root's (Docker's older mode, 0711,
+	// lets every user in, and into a volume's data by its name): each
+	// container's config with its environment whole, its log, its
+	// layers, its volumes; containerd's and rootful Podman's the same.
+	"/var/lib/docker", "/var/lib/containerd", "/var/lib/containers"}
 
 // bwrapArgs builds the bubblewrap argv for a plan. The namespaces are
 // listed one by one (not --unshare-all) so that a missing one is an error,
