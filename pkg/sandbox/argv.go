@@ -231,7 +231,13 @@ var secretDirs = []string{"/etc/ssl/private", "/etc/pki/tls/private", "/etc/lets
 	// lets every user in, and into a volume's data by its name): each
 	// container's config with its environment whole, its log, its
 	// layers, its volumes; containerd's and rootful Podman's the same.
-	"/var/lib/docker", "/var/lib/containerd", "/var/lib/containers"}
+	"/var/lib/docker", "/var/lib/containerd", "/var/lib/containers",
+	// Other CI agents' homes beside the runner, outside /home, which
+	// their umask leaves to every user: Jenkins' (its credentials and
+	// the keys that decrypt them, every job's workspace and build log),
+	// Buildkite's agent's (every pipeline's checkout, its SSH key); and
+	// BuildKit's daemon's state, every build's context.
+	"/var/lib/jenkins", "/var/lib/buildkite-agent", "/var/lib/buildkit"}
 
 // bwrapArgs builds the bubblewrap argv for a plan. The namespaces are
 // listed one by one (not --unshare-all) so that a missing one is an error,
