@@ -180,7 +180,9 @@ var secretFiles = []string{"/etc/shadow", "/etc/shadow-", "/etc/gshadow", "/etc/
 	"/var/lib/snapd/state.json",
 	// An AKS node's cloud provider config: the cluster's service
 	// principal's secret.
-	"/etc/kubernetes/azure.json"}
+	"/etc/kubernetes/azure.json",
+	// libvirt's domains' definitions, root's: a VM's console password.
+	"/etc/libvirt/qemu/*.xml"}
 
 // secretDirs hold secret files only, and are masked whole (an empty
 // tmpfs) where the run may enter them: their files may not be listable by
@@ -237,7 +239,13 @@ var secretDirs = []string{"/etc/ssl/private", "/etc/pki/tls/private", "/etc/lets
 	// the keys that decrypt them, every job's workspace and build log),
 	// Buildkite's agent's (every pipeline's checkout, its SSH key); and
 	// BuildKit's daemon's state, every build's context.
-	"/var/lib/jenkins", "/var/lib/buildkite-agent", "/var/lib/buildkit"}
+	"/var/lib/jenkins", "/var/lib/buildkite-agent", "/var/lib/buildkit",
+	// The system containers' and VMs' state, root's: LXC's containers
+	// (configs, root file systems; their names, which /var/lib/lxc,
+	// 0755, lists to every user), the LXD snap's (its server's key, its
+	// containers), nspawn's machines, libvirt's disk images and its
+	// secrets' values (a disk's passphrase, a Ceph key).
+	"/var/lib/lxc", "/var/snap/lxd/common/lxd", "/var/lib/machines", "/var/lib/libvirt", "/etc/libvirt/secrets"}
 
 // bwrapArgs builds the bubblewrap argv for a plan. The namespaces are
 // listed one by one (not --unshare-all) so that a missing one is an error,

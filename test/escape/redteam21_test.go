@@ -134,3 +134,55 @@ func TestRedteam21OtherAgentsStateIsHidden(t *testing.T) {
 		})
 	}
 }
+
+// machineFiles are the files of the system containers and virtual
+// machines a host runs beside its runners, by their absolute paths,
+// that TestRedteam21MachinesStateIsHidden adds, each root's with a
+// token, with the modes machineStateSetup gives their directories.
+var machineFiles = []string{
+	// LXC's containers: a container's config and a file of its root
+	// file system.
+	"/var/lib/lxc/tenant-c1/config", "/var/lib/lxc/tenant-c1/rootfs/etc/app.env",
+	// LXD's (the snap's): its server's key, a container's file.
+	"/var/snap/lxd/common/lxd/server.key",
+	"/var/snap/lxd/common/lxd/storage-pools/default/containers/tenant-c2/rootfs/etc/app.env",
+	// systemd-nspawn's machines.
+	"/var/lib/machines/tenant-m1/etc/app.env",
+	// libvirt's: a VM's disk, its domain's definition (a VNC or SPICE
+	// password), a secret's value (a disk's LUKS passphrase, a Ceph
+	// key).
+	"/var/lib/libvirt/images/tenant-vm.qcow2", "/etc/libvirt/qemu/tenant-vm.xml",
+	"/etc/libvirt/secrets/0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0.base64",
+}
+
+// machineStateSetup follows rootOnlyCopiesSetup in
+// TestRedteam21MachinesStateIsHidden: the directories get the modes
+// their programs make them with: LXC's 0755 above a container's 0770,
+// LXD's 0711, nspawn's 0700, libvirt's images 0711, its secrets 0700.
+const machineStateSetup = `chmod 0755 /var/lib/lxc
+chmod 0770 /var/lib/lxc/tenant-c1
+chmod 0711 /var/snap/lxd/common/lxd /var/lib/libvirt/images
+chmod 0700 /var/lib/machines /etc/libvirt/secrets
+`
+
+// TestRedteam21MachinesStateIsHidden: the round's third attempt
+// (scripts/redteam21state.py), for every caller and a --root-sandbox
+// run, whose uid 0 is the host's root: a machine that runs system
+// containers or virtual machines beside its runners (another tenant's,
+// or a job's) keeps them under /var, root's: LXC's containers' configs
+// and root file systems, LXD's server key and containers, nspawn's
+// machines, libvirt's disk images, its domains' definitions (a console's
+// password) and its secrets' values; a --root-sandbox run read each, and
+// listed the containers. Each directory is now masked whole where the
+// run could enter it, and each domain's definition covered.
+func TestRedteam21MachinesStateIsHidden(t *testing.T) {
+	requireBwrap(t)
+	requireRoot(t, "the test puts system containers' and VMs' state in place in a mount namespace of its own")
+	requireTools(t, "python3", "unshare", "setpriv")
+	for _, c := range callers(t) {
+		t.Run(c.name(), func(t *testing.T) {
+			res := tenantStateRun(t, c, machineStateSetup, machineFiles, "/var/lib/lxc", "/var/lib/machines")
+			checkScriptRan(t, res, len(machineFiles)+2)
+		})
+	}
+}
