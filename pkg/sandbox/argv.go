@@ -182,7 +182,11 @@ var secretFiles = []string{"/etc/shadow", "/etc/shadow-", "/etc/gshadow", "/etc/
 	// principal's secret.
 	"/etc/kubernetes/azure.json",
 	// libvirt's domains' definitions, root's: a VM's console password.
-	"/etc/libvirt/qemu/*.xml"}
+	"/etc/libvirt/qemu/*.xml",
+	// The scheduled jobs, root's: root's crontab and Red Hat's users'
+	// (root's files), the at jobs of Debian and of Red Hat, each with
+	// the whole environment of the one who made it.
+	"/var/spool/cron/crontabs/*", "/var/spool/cron/*", "/var/spool/cron/atjobs/*", "/var/spool/at/*"}
 
 // secretDirs hold secret files only, and are masked whole (an empty
 // tmpfs) where the run may enter them: their files may not be listable by

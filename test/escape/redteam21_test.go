@@ -186,3 +186,47 @@ func TestRedteam21MachinesStateIsHidden(t *testing.T) {
 		})
 	}
 }
+
+// spoolFiles are the scheduled jobs of cron and at, by their absolute
+// paths, that TestRedteam21ScheduledJobsAreCovered adds, each root's
+// (mode 0600, an at job 0700) with a token.
+var spoolFiles = []string{
+	// Debian's and Ubuntu's: root's crontab, root's at job; another
+	// user's crontab, that user's file (uid 1999, spoolSetup), which
+	// no run but that user's reads.
+	"/var/spool/cron/crontabs/root", "/var/spool/cron/atjobs/a00001019a2b3c", "/var/spool/cron/crontabs/runner2",
+	// Red Hat's: a user's crontab (root's file, named for the user), an
+	// at job.
+	"/var/spool/cron/deploy", "/var/spool/at/a00002019a2b3c",
+}
+
+// spoolSetup follows rootOnlyCopiesSetup in
+// TestRedteam21ScheduledJobsAreCovered: the spools' directories get
+// their modes (Debian's crontabs 1730, atjobs 1770; Red Hat's at 0700),
+// an at job its 0700, a user's crontab its owner.
+const spoolSetup = `chown 1999:1999 /var/spool/cron/crontabs/runner2
+chmod 1730 /var/spool/cron/crontabs
+chmod 1770 /var/spool/cron/atjobs
+chmod 0700 /var/spool/at /var/spool/cron/atjobs/a00001019a2b3c /var/spool/at/a00002019a2b3c
+`
+
+// TestRedteam21ScheduledJobsAreCovered: the round's fourth attempt
+// (scripts/redteam21state.py), for every caller and a --root-sandbox
+// run, whose uid 0 is the host's root: the scheduled jobs of a shared
+// machine are scripts with what they need, root's alone: root's crontab
+// (an administrator's maintenance, a registry's or a cloud's token in
+// its command lines), Red Hat's users' crontabs (root's files), and the
+// at jobs, each of which holds the whole environment of the one who made
+// it (at writes each variable into the job); a --root-sandbox run read
+// each. Each is now covered with /dev/null where the run could read it.
+func TestRedteam21ScheduledJobsAreCovered(t *testing.T) {
+	requireBwrap(t)
+	requireRoot(t, "the test puts scheduled jobs in place in a mount namespace of its own")
+	requireTools(t, "python3", "unshare", "setpriv")
+	for _, c := range callers(t) {
+		t.Run(c.name(), func(t *testing.T) {
+			res := tenantStateRun(t, c, spoolSetup, spoolFiles)
+			checkScriptRan(t, res, len(spoolFiles))
+		})
+	}
+}
