@@ -249,7 +249,12 @@ var secretDirs = []string{"/etc/ssl/private", "/etc/pki/tls/private", "/etc/lets
 	// 0755, lists to every user), the LXD snap's (its server's key, its
 	// containers), nspawn's machines, libvirt's disk images and its
 	// secrets' values (a disk's passphrase, a Ceph key).
-	"/var/lib/lxc", "/var/snap/lxd/common/lxd", "/var/lib/machines", "/var/lib/libvirt", "/etc/libvirt/secrets"}
+	"/var/lib/lxc", "/var/snap/lxd/common/lxd", "/var/lib/machines", "/var/lib/libvirt", "/etc/libvirt/secrets",
+	// A cluster's stores on its control plane's node: etcd's data
+	// (every Secret, unencrypted by default), MicroK8s' whole (the
+	// admin's kubeconfig and tokens, of the group a runner's user joins
+	// to run kubectl; the CA's key; its dqlite store).
+	"/var/lib/etcd", "/var/snap/microk8s"}
 
 // bwrapArgs builds the bubblewrap argv for a plan. The namespaces are
 // listed one by one (not --unshare-all) so that a missing one is an error,

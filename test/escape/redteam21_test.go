@@ -230,3 +230,51 @@ func TestRedteam21ScheduledJobsAreCovered(t *testing.T) {
 		})
 	}
 }
+
+// clusterFiles are the stores of a Kubernetes cluster whose node is the
+// runner's machine (a kubeadm control plane, MicroK8s), by their
+// absolute paths, that TestRedteam21ClusterStoresAreHidden adds, each
+// with a token, with the modes clusterSetup gives them.
+var clusterFiles = []string{
+	// etcd's data: every Secret of the cluster, unencrypted by default.
+	"/var/lib/etcd/member/snap/db",
+	// MicroK8s': the admin's kubeconfig and the tokens, the CA's key,
+	// its dqlite store (every Secret).
+	"/var/snap/microk8s/current/credentials/client.config",
+	"/var/snap/microk8s/current/credentials/known_tokens.csv",
+	"/var/snap/microk8s/current/certs/ca.key",
+	"/var/snap/microk8s/current/var/kubernetes/backend/0000000000000001-0000000000000100",
+}
+
+// clusterSetup follows rootOnlyCopiesSetup in
+// TestRedteam21ClusterStoresAreHidden: etcd's directory is 0700; MicroK8s'
+// credentials are 0660 of the group microk8s, which a runner's user
+// joins to run kubectl: the group of a non-root caller here (its own,
+// as setpriv leaves it no other; a supplementary one stays in the
+// sandbox as well), gid 1998 for root.
+const clusterSetup = `chmod 0700 /var/lib/etcd
+chgrp -R "${AS_GID:-1998}" /var/snap/microk8s/current/credentials
+chmod 0770 /var/snap/microk8s/current/credentials
+chmod 0660 /var/snap/microk8s/current/credentials/*
+`
+
+// TestRedteam21ClusterStoresAreHidden: the round's fifth attempt
+// (scripts/redteam21state.py), for every caller and a --root-sandbox
+// run: a runner on a Kubernetes node that is its own control plane
+// (kubeadm's, a MicroK8s single node, where a scale set's runners run
+// as pods) has the cluster's stores beside it: etcd's data (every
+// Secret, unencrypted by default) and MicroK8s' credentials (the admin's
+// kubeconfig and tokens), CA key and dqlite store; a --root-sandbox run
+// read each, and a caller in MicroK8s' group its credentials. Each directory is now masked whole where the run could
+// enter it.
+func TestRedteam21ClusterStoresAreHidden(t *testing.T) {
+	requireBwrap(t)
+	requireRoot(t, "the test puts a cluster's stores in place in a mount namespace of its own")
+	requireTools(t, "python3", "unshare", "setpriv", "chgrp")
+	for _, c := range callers(t) {
+		t.Run(c.name(), func(t *testing.T) {
+			res := tenantStateRun(t, c, clusterSetup, clusterFiles)
+			checkScriptRan(t, res, len(clusterFiles))
+		})
+	}
+}
