@@ -278,3 +278,23 @@ func TestRedteam21ClusterStoresAreHidden(t *testing.T) {
 		})
 	}
 }
+
+// TestRedteam21SharedKernelViews: what the round's look at the kernel's
+// shared views found held (scripts/redteam21views.py), for every caller
+// and a --root-sandbox run: the sandbox's /proc shows no binfmt_misc
+// handler of the host's, and no cgroup.procs or tasks of the host's
+// cgroup tree (every service's and container's cgroup, read-only) names
+// a pid outside the sandbox's own. The tree's names and each cgroup's
+// usage stay readable: see "What it learns of the other tenants of a
+// shared machine" in docs/security.md.
+func TestRedteam21SharedKernelViews(t *testing.T) {
+	requireBwrap(t)
+	requireTools(t, "python3")
+	for _, c := range callers(t) {
+		t.Run(c.name(), func(t *testing.T) {
+			dir := workTree(t)
+			res := vigiles(t, c.runner, dir, nil, c.withArgs([]string{"--", "python3", "redteam21views.py"})...)
+			checkScriptRan(t, res, 2)
+		})
+	}
+}
