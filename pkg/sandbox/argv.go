@@ -188,9 +188,12 @@ var secretFiles = []string{"/etc/shadow", "/etc/shadow-", "/etc/gshadow", "/etc/
 	// the whole environment of the one who made it.
 	"/var/spool/cron/crontabs/*", "/var/spool/cron/*", "/var/spool/cron/atjobs/*", "/var/spool/at/*"}
 
-// secretDirs hold secret files only, and are masked whole (an empty
-// tmpfs) where the run may enter them: their files may not be listable by
-// the one who could open them (secretFiles' glob). Besides TLS keys
+// secretDirs hold secret files only, or the state of other tenants of
+// the machine that no hook needs (their containers, agents, machines),
+// and are masked whole (an empty tmpfs) where the run may enter them:
+// their files may not be listable by the one who could open them
+// (secretFiles' glob). A tree inside one is shown at its path in the
+// mask, as one in a masked HOME is. Besides TLS keys
 // (Debian's and Red Hat's places, certbot's): apt's passwords, WireGuard's
 // and NetworkManager's connections (private keys, Wi-Fi and VPN
 // passwords), a cluster's keys.
