@@ -1,8 +1,16 @@
 package escape
 
 import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 // containerFiles are the files of the container engines' state, by their
@@ -295,6 +303,73 @@ func TestRedteam21SharedKernelViews(t *testing.T) {
 			dir := workTree(t)
 			res := vigiles(t, c.runner, dir, nil, c.withArgs([]string{"--", "python3", "redteam21views.py"})...)
 			checkScriptRan(t, res, 2)
+		})
+	}
+}
+
+// TestRedteam21TreeInAMaskedAgentHome: a run whose work tree lies in one
+// of the directories the round masks whole, as a hook audited in a
+// Jenkins job's workspace does (/var/lib/jenkins/workspace/JOB), as the
+// home's owner (nobody here) and as root (the home then uid 1999's, as
+// a jenkins user's is; the sandbox runs as it): the tree is shown at its path
+// (the script runs from it) while Jenkins' credentials and another
+// job's workspace beside it are not there (scripts/redteam21state.py).
+func TestRedteam21TreeInAMaskedAgentHome(t *testing.T) {
+	requireBwrap(t)
+	requireRoot(t, "the test makes an agent's home in a mount namespace of its own")
+	requireTools(t, "python3", "unshare", "setpriv")
+	unshare, err := exec.LookPath("unshare")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const tree = "/var/lib/jenkins/workspace/org-repo"
+	beside := []string{"/var/lib/jenkins/credentials.xml", "/var/lib/jenkins/secrets/master.key", "/var/lib/jenkins/workspace/other-repo/main.go"}
+	sh := `set -e
+mount -t tmpfs -o mode=0755 tmpfs "$OV2"
+mkdir "$OV2/u" "$OV2/w"
+mount -t overlay overlay -o "lowerdir=/var,upperdir=$OV2/u,workdir=$OV2/w" /var
+mkdir -p "$TREE"
+cp -r "$SRC"/. "$TREE"
+for f in $FILES; do
+	mkdir -p "${f%/*}"
+	echo "h122-tenant-token $f" > "$f"
+done
+AS=
+if [ -n "$AS_UID" ]; then
+	chown -R "$AS_UID:$AS_GID" /var/lib/jenkins
+	AS="setpriv --reuid $AS_UID --regid $AS_GID --clear-groups"
+else
+	chown -R 1999:1999 /var/lib/jenkins
+fi
+chmod 0700 /var/lib/jenkins/secrets
+cd "$TREE"
+exec $AS "$VIGILES" run --json --workdir "$TREE" -- python3 redteam21state.py $FILES
+`
+	for _, r := range runners(t) {
+		if r.owner != nil && r.cred == nil {
+			continue // the tree is the home's owner's, or root's
+		}
+		t.Run(r.name, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+			defer cancel()
+			cmd := exec.CommandContext(ctx, unshare, "--mount", "--propagation", "private", "sh", "-c", sh)
+			cmd.Env = []string{"PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", "OV2=" + t.TempDir(), "SRC=" + workTree(t),
+				"TREE=" + tree, "FILES=" + strings.Join(beside, " "), "VIGILES=" + vigilesBin}
+			if r.cred != nil {
+				cmd.Env = append(cmd.Env, "AS_UID="+strconv.Itoa(int(r.cred.Uid)), "AS_GID="+strconv.Itoa(int(r.cred.Gid)))
+				os.Chmod(filepath.Dir(vigilesBin), 0o755)
+			}
+			var stdout, stderr bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &stdout, &stderr
+			err := cmd.Run()
+			var res result
+			if jerr := json.Unmarshal(stdout.Bytes(), &res); jerr != nil {
+				t.Fatalf("vigiles as %s: %v; no JSON result (%v)\nstdout: %s\nstderr: %s", r.name, err, jerr, stdout.String(), stderr.String())
+			}
+			if res.Tier != "confined" {
+				t.Fatalf("vigiles as %s: tier %s (refusal %q, error %q)", r.name, res.Tier, res.Refusal, res.Error)
+			}
+			checkScriptRan(t, res, len(beside))
 		})
 	}
 }
