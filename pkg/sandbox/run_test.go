@@ -330,7 +330,12 @@ func TestPid1AndMountsNameNoSandbox(t *testing.T) {
 	// (`--ro-bind / /`, masks over some): a mount another test or job on
 	// this host made at a path that names vigiles is theirs, not a tell
 	// of the sandbox. Those lines (by mount point, seen on the host before
-	// or after the run) are left out.
+	// or after the run) are left out. So is the sandbox's mask over a
+	// host path that names vigiles (test/escape's sockets and
+	// directories in /var/lib, made while this package runs beside it):
+	// the line of a mount point that is a path on the host after the run,
+	// where nothing else in it names vigiles. (One made and removed
+	// wholly while the run went is not told apart.)
 	host := hostMountPoints(t)
 	for m := range before {
 		host[m] = true
@@ -339,11 +344,37 @@ func TestPid1AndMountsNameNoSandbox(t *testing.T) {
 		if !strings.Contains(strings.ToLower(l), "vigiles") {
 			continue
 		}
-		if f := strings.Fields(l); len(f) > 4 && host[f[4]] {
+		f := strings.Fields(l)
+		if len(f) > 4 && host[f[4]] {
 			continue
+		}
+		if len(f) > 4 && hostPath(f[4]) {
+			rest := slices.Delete(slices.Clone(f), 4, 5)
+			if !strings.Contains(strings.ToLower(strings.Join(rest, " ")), "vigiles") {
+				continue
+			}
 		}
 		t.Errorf("the command read a name of vigiles: %q", l)
 	}
+}
+
+// hostPath says whether the mount point p, as /proc/PID/mountinfo
+// escapes it (\ooo for a space, tab, newline or backslash), is a path on
+// the host.
+func hostPath(p string) bool {
+	var b strings.Builder
+	for i := 0; i < len(p); i++ {
+		if p[i] == '\\' && i+3 < len(p) {
+			if n, err := strconv.ParseUint(p[i+1:i+4], 8, 8); err == nil {
+				b.WriteByte(byte(n))
+				i += 3
+				continue
+			}
+		}
+		b.WriteByte(p[i])
+	}
+	_, err := os.Lstat(b.String())
+	return err == nil
 }
 
 // hostMountPoints lists the mount points of this (the host's) mount
