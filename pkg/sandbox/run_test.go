@@ -317,8 +317,27 @@ func TestPid1AndMountsNameNoSandbox(t *testing.T) {
 	requireConfinement(t)
 	dir := makeTree(t, nil)
 	before := hostMountPoints(t)
+	// The host's listening sockets, looked at until the run is over: the
+	// sandbox covers those it sees as it is set up.
+	// (Stopped on a fatal end of the run too.)
+	sockets, watched := map[string]bool{}, make(chan struct{})
+	ctx, stop := context.WithCancel(context.Background())
+	defer stop()
+	go func() {
+		defer close(watched)
+		for {
+			addSocketPaths(sockets)
+			select {
+			case <-ctx.Done():
+				return
+			case <-time.After(5 * time.Millisecond):
+			}
+		}
+	}()
 	res := run(t, Spec{Dir: dir, Command: sh(`tr '\0' ' ' < /proc/1/cmdline; echo; cat /proc/1/comm; echo ==; ` +
 		`cat /proc/1/task/*/comm /proc/self/mountinfo /proc/self/cgroup /proc/*/cmdline; ls -a /run / "$HOME" /tmp; ps -e -o comm,args 2>&1`)})
+	stop()
+	<-watched
 	if res.ExitCode != 0 {
 		t.Fatalf("the probe failed: %+v", res)
 	}
@@ -334,8 +353,8 @@ func TestPid1AndMountsNameNoSandbox(t *testing.T) {
 	// host path that names vigiles (test/escape's sockets and
 	// directories in /var/lib, made while this package runs beside it):
 	// the line of a mount point that is a path on the host after the run,
-	// where nothing else in it names vigiles. (One made and removed
-	// wholly while the run went is not told apart.)
+	// or a socket the host listened on while it went (or its directory),
+	// where nothing else in it names vigiles.
 	host := hostMountPoints(t)
 	for m := range before {
 		host[m] = true
@@ -348,7 +367,7 @@ func TestPid1AndMountsNameNoSandbox(t *testing.T) {
 		if len(f) > 4 && host[f[4]] {
 			continue
 		}
-		if len(f) > 4 && hostPath(f[4]) {
+		if len(f) > 4 && (sockets[unescapeMountPoint(f[4])] || hostPath(f[4])) {
 			rest := slices.Delete(slices.Clone(f), 4, 5)
 			if !strings.Contains(strings.ToLower(strings.Join(rest, " ")), "vigiles") {
 				continue
@@ -359,9 +378,15 @@ func TestPid1AndMountsNameNoSandbox(t *testing.T) {
 }
 
 // hostPath says whether the mount point p, as /proc/PID/mountinfo
-// escapes it (\ooo for a space, tab, newline or backslash), is a path on
-// the host.
+// escapes it, is a path on the host.
 func hostPath(p string) bool {
+	_, err := os.Lstat(unescapeMountPoint(p))
+	return err == nil
+}
+
+// unescapeMountPoint is the path p as /proc/PID/mountinfo escapes it
+// (\ooo for a space, tab, newline or backslash).
+func unescapeMountPoint(p string) string {
 	var b strings.Builder
 	for i := 0; i < len(p); i++ {
 		if p[i] == '\\' && i+3 < len(p) {
@@ -373,8 +398,19 @@ func hostPath(p string) bool {
 		}
 		b.WriteByte(p[i])
 	}
-	_, err := os.Lstat(b.String())
-	return err == nil
+	return b.String()
+}
+
+// addSocketPaths adds to set the pathname unix sockets the host listens
+// on (/proc/net/unix, whence the sandbox's masks of sockets come) and
+// their directories.
+func addSocketPaths(set map[string]bool) {
+	b, _ := os.ReadFile("/proc/net/unix")
+	for _, l := range strings.Split(string(b), "\n") {
+		if f := strings.Fields(l); len(f) == 8 && strings.HasPrefix(f[7], "/") {
+			set[f[7]], set[filepath.Dir(f[7])] = true, true
+		}
+	}
 }
 
 // hostMountPoints lists the mount points of this (the host's) mount
