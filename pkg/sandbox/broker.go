@@ -271,14 +271,17 @@ func (v vanishedMount) Error() string {
 // isVanishedMount reports whether bubblewrap's stderr is that race: it
 // could not bind the tree, or apply the flags of one of its mounts, which
 // the kernel says no longer exists (ENOENT) or is no longer mounted there
-// (EINVAL); or it could not make, or mount on, the mount point of a mask,
-// which the broker asks for only where a directory was (a caller's HOME
-// removed meanwhile), in the read-only root.
+// (EINVAL), or whose new mount it no longer finds in the mount table (a
+// host socket the broker covers with /dev/null, removed by its owner
+// meanwhile: the kernel takes the mount off the removed file); or it
+// could not make, or mount on, the mount point of a mask, which the
+// broker asks for only where a directory or a file was (a caller's HOME,
+// or a host socket, removed meanwhile), in the read-only root.
 func isVanishedMount(stderr []byte) bool {
 	has := func(s string) bool { return bytes.Contains(stderr, []byte(s)) }
 	return has("Can't bind mount") &&
-		(has("No such file or directory") || has("Unable to apply mount flags") && has("Invalid argument")) ||
-		has("Can't mkdir") && has("Read-only file system") ||
+		(has("No such file or directory") || has("Unable to apply mount flags") && has("Invalid argument") || has("in mount table")) ||
+		(has("Can't mkdir") || has("Can't create file at")) && has("Read-only file system") ||
 		has("Can't mount tmpfs on") && has("No such file or directory")
 }
 

@@ -727,6 +727,8 @@ func TestVanishedMountIsRecognized(t *testing.T) {
 		`bwrap: Can't bind mount /oldroot/ on /newroot/: Unable to apply mount flags: remount "/newroot/tmp/x/9": Invalid argument`:                       true,
 		`bwrap: Can't bind mount /oldroot/home/u/w on /newroot/run/vigiles/lower: No such file or directory`:                                              true,
 		`bwrap: Can't mkdir /var/lib/x/home: Read-only file system`:                                                                                       true,
+		`bwrap: Can't bind mount /oldroot/dev/null on /newroot/var/lib/x/daemon.sock: Unable to find "/newroot/var/lib/x/daemon.sock" in mount table`:     true,
+		`bwrap: Can't create file at /var/lib/x/daemon.sock: Read-only file system`:                                                                       true,
 		`bwrap: No permissions to creating new namespace, likely because the kernel does not allow non-privileged user namespaces`:                        false,
 		`bwrap: Can't mount proc on /newroot/proc: Operation not permitted`:                                                                               false,
 		`bwrap: execvp /run/vigiles/bin/vigiles: No such file or directory`:                                                                               false,
