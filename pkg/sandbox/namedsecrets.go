@@ -75,8 +75,9 @@ func crypttabKeyFiles(b []byte) []string {
 	return out
 }
 
-// unescapeOctal undoes the \ooo escapes the kernel (/proc/swaps) and
-// crypttab (a space in a path) write; any other backslash is kept.
+// unescapeOctal undoes the \ooo escapes the kernel (/proc/swaps, a
+// mount point in /proc/PID/mountinfo) and crypttab (a space in a path)
+// write; any other backslash is kept.
 func unescapeOctal(s string) string {
 	if !strings.Contains(s, `\`) {
 		return s

@@ -367,7 +367,7 @@ func TestPid1AndMountsNameNoSandbox(t *testing.T) {
 		if len(f) > 4 && host[f[4]] {
 			continue
 		}
-		if len(f) > 4 && (sockets[unescapeMountPoint(f[4])] || hostPath(f[4])) {
+		if len(f) > 4 && (sockets[unescapeOctal(f[4])] || hostPath(f[4])) {
 			rest := slices.Delete(slices.Clone(f), 4, 5)
 			if !strings.Contains(strings.ToLower(strings.Join(rest, " ")), "vigiles") {
 				continue
@@ -380,25 +380,8 @@ func TestPid1AndMountsNameNoSandbox(t *testing.T) {
 // hostPath says whether the mount point p, as /proc/PID/mountinfo
 // escapes it, is a path on the host.
 func hostPath(p string) bool {
-	_, err := os.Lstat(unescapeMountPoint(p))
+	_, err := os.Lstat(unescapeOctal(p))
 	return err == nil
-}
-
-// unescapeMountPoint is the path p as /proc/PID/mountinfo escapes it
-// (\ooo for a space, tab, newline or backslash).
-func unescapeMountPoint(p string) string {
-	var b strings.Builder
-	for i := 0; i < len(p); i++ {
-		if p[i] == '\\' && i+3 < len(p) {
-			if n, err := strconv.ParseUint(p[i+1:i+4], 8, 8); err == nil {
-				b.WriteByte(byte(n))
-				i += 3
-				continue
-			}
-		}
-		b.WriteByte(p[i])
-	}
-	return b.String()
 }
 
 // addSocketPaths adds to set the pathname unix sockets the host listens
