@@ -1,0 +1,227 @@
+package sandbox
+
+import (
+	"encoding/json"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/vigiles/action/pkg/sandbox/internal/fsx"
+)
+
+// maxEngineConfig bounds what engineDataRoots reads of an engine's
+// config: a larger one names nothing to it.
+const maxEngineConfig = 1 << 20
+
+// engineConfigs are the rootful container engines' configs that may move
+// their state away from secretDirs' /var/lib/docker, /var/lib/containerd
+// and /var/lib/containers (a runner machine's big data disk: /mnt/docker,
+// /data/docker), and the settings that name where it went: Docker's
+// daemon.json ("data-root", and "graph", its older name), containerd's
+// config.toml (root and state, at its top level), and containers/storage's
+// storage.conf, which rootful Podman, Buildah and CRI-O read (graphroot,
+// runroot and imagestore, in its [storage] table; the distribution's file
+// in /usr/share and the administrator's in /etc).
+var engineConfigs = []struct {
+	path  string
+	roots func([]byte) []string
+}{
+	{"/etc/docker/daemon.json", dockerDataRoots},
+	{"/etc/containerd/config.toml", func(b []byte) []string { return tomlStrings(b, "root", "state") }},
+	{"/etc/containers/storage.conf", storageConfRoots},
+	{"/usr/share/containers/storage.conf", storageConfRoots},
+}
+
+// engineDataRoots are the directories where the host's container engines
+// keep their state, as their own configs name them (engineConfigs), each
+// at the path its links lead to, once, and not one secretDirs holds
+// already. A path that is not absolute and clean, or that maskableRoot
+// refuses, is not one; a config that is missing, unreadable or malformed
+// names none. The broker masks each whole where the run may enter it, as
+// it does secretDirs.
+func engineDataRoots() []string {
+	var out []string
+	for _, c := range engineConfigs {
+		b, err := readSmallRegular(c.path, maxEngineConfig)
+		if err != nil || b == nil {
+			continue
+		}
+		for _, p := range c.roots(b) {
+			if !filepath.IsAbs(p) || filepath.Clean(p) != p {
+				continue
+			}
+			r, err := filepath.EvalSymlinks(p)
+			if err != nil || !maskableRoot(r) || slices.Contains(out, r) ||
+				slices.ContainsFunc(secretDirs, func(d string) bool { return fsx.Under(r, d) }) {
+				continue
+			}
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// sharedDirs are directories whose files are not one program's: an
+// engine's config that names one of them (data-root /opt) is not taken
+// for its state's own, as masking it would hide every other program's.
+var sharedDirs = []string{"/var", "/var/lib", "/var/cache", "/var/opt", "/opt", "/srv", "/mnt", "/media", "/home", "/root", "/boot"}
+
+// kernelDirs are the kernel's file systems and the directories the
+// sandbox makes anew (its /dev, /proc, /tmp, /run): nothing of the
+// host's under them is shown, or could be an engine's store.
+var kernelDirs = []string{"/dev", "/proc", "/sys", "/tmp", "/run"}
+
+// maskableRoot says whether r (absolute, clean, its links resolved) may
+// be masked as an engine's state: not /, a system directory (systemDir,
+// which / is above) or one in it (inSystemDir: /usr/lib/docker would be
+// the system's as well), a shared directory itself (sharedDirs), or one
+// the sandbox does not show (kernelDirs).
+func maskableRoot(r string) bool {
+	if r == "/" || systemDir(r) || inSystemDir(r) || slices.Contains(sharedDirs, r) {
+		return false
+	}
+	return !slices.ContainsFunc(kernelDirs, func(d string) bool { return fsx.Under(r, d) })
+}
+
+// dockerDataRoots are the data roots a Docker daemon.json (b) names:
+// "data-root" and the older "graph". dockerd reads the file with Go's
+// encoding/json, strict JSON (no comments), into its config's fields,
+// as this does: a key's case does not matter, the last of two wins, and
+// a file it cannot read names nothing.
+func dockerDataRoots(b []byte) []string {
+	var c struct {
+		DataRoot string `json:"data-root"`
+		Graph    string `json:"graph"`
+	}
+	if json.Unmarshal(b, &c) != nil {
+		return nil
+	}
+	var out []string
+	for _, p := range []string{c.DataRoot, c.Graph} {
+		if p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// storageConfRoots are the stores a containers/storage storage.conf (b)
+// names in its [storage] table: graphroot (every container's and image's
+// layers, each container's config), runroot (its locks and mounts) and
+// imagestore (its images, where kept apart from graphroot).
+func storageConfRoots(b []byte) []string {
+	return tomlStrings(b, "storage.graphroot", "storage.runroot", "storage.imagestore")
+}
+
+// tomlStrings are the string values the TOML document b gives the keys
+// named, each by its whole dotted name (a key of table [storage] is
+// storage.KEY, as a dotted key storage.KEY = … at the top level is): a
+// basic string ("…", with TOML's escapes) or a literal one ('…') on the
+// key's own line, with nothing after it but a comment. Only what those
+// configs hold is read: a value of another kind (a number, an array, a
+// multi-line string) is none, and so is a line this does not follow; a
+// key given twice (which TOML's parsers refuse) gives each.
+func tomlStrings(b []byte, keys ...string) []string {
+	var out []string
+	table := ""
+	for _, line := range strings.Split(string(b), "\n") {
+		line = strings.TrimSpace(strings.TrimSuffix(line, "\r"))
+		if line == "" || line[0] == '#' {
+			continue
+		}
+		if line[0] == '[' {
+			// A table header: [name] or [ a . b ], a comment after it;
+			// an array of tables, [[name]], holds none of the keys.
+			h, _, _ := strings.Cut(line, "#")
+			h = strings.TrimSpace(h)
+			table = "\x00" // until a header this reads
+			if !strings.HasPrefix(h, "[[") && strings.HasSuffix(h, "]") {
+				if n, ok := tomlKey(h[1 : len(h)-1]); ok {
+					table = n
+				}
+			}
+			continue
+		}
+		k, v, ok := strings.Cut(line, "=")
+		if !ok {
+			continue
+		}
+		name, ok := tomlKey(k)
+		if !ok {
+			continue
+		}
+		if table != "" {
+			name = table + "." + name
+		}
+		if !slices.Contains(keys, name) {
+			continue
+		}
+		if s, ok := tomlString(strings.TrimSpace(v)); ok {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// tomlKey is the dotted name of a TOML key (k): bare parts (letters,
+// digits, - and _) or quoted ones without escapes, joined by dots with
+// spaces around them allowed.
+func tomlKey(k string) (string, bool) {
+	var parts []string
+	for _, p := range strings.Split(k, ".") {
+		p = strings.TrimSpace(p)
+		if len(p) >= 2 && (p[0] == '"' || p[0] == '\'') && p[len(p)-1] == p[0] {
+			p = p[1 : len(p)-1]
+			if strings.ContainsAny(p, `\"'`) {
+				return "", false
+			}
+		} else if p == "" || strings.ContainsFunc(p, func(r rune) bool {
+			return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_')
+		}) {
+			return "", false
+		}
+		parts = append(parts, p)
+	}
+	return strings.Join(parts, "."), true
+}
+
+// tomlString is the string a TOML value v (trimmed) is: a basic string,
+// its escapes undone, or a literal one, followed by nothing but spaces and
+// a comment.
+func tomlString(v string) (string, bool) {
+	if len(v) < 2 || (v[0] != '"' && v[0] != '\'') || strings.HasPrefix(v, `"""`) || strings.HasPrefix(v, "'''") {
+		return "", false
+	}
+	var s, rest string
+	if v[0] == '\'' {
+		end := strings.IndexByte(v[1:], '\'')
+		if end < 0 {
+			return "", false
+		}
+		s, rest = v[1:1+end], v[2+end:]
+	} else {
+		// The closing quote is the first one no backslash escapes.
+		end := -1
+		for i := 1; i < len(v); i++ {
+			if v[i] == '\\' {
+				i++
+			} else if v[i] == '"' {
+				end = i
+				break
+			}
+		}
+		if end < 0 {
+			return "", false
+		}
+		var err error
+		if s, err = strconv.Unquote(v[:end+1]); err != nil {
+			return "", false
+		}
+		rest = v[end+1:]
+	}
+	if rest = strings.TrimSpace(rest); rest != "" && rest[0] != '#' {
+		return "", false
+	}
+	return s, true
+}

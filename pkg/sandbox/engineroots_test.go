@@ -1,0 +1,118 @@
+package sandbox
+
+import (
+	"slices"
+	"testing"
+)
+
+// TestDockerDataRoots: of a daemon.json, "data-root" and "graph" as
+// dockerd's encoding/json reads them (a key in another case too, the
+// last of two); a file it could not read (a comment, a trailing comma)
+// or a value not a string names nothing.
+func TestDockerDataRoots(t *testing.T) {
+	for _, c := range []struct {
+		name, in string
+		want     []string
+	}{
+		{"data-root", `{"data-root": "/mnt/docker", "log-driver": "json-file"}`, []string{"/mnt/docker"}},
+		{"graph", `{"graph": "/data/docker"}`, []string{"/data/docker"}},
+		{"both", `{"graph": "/old", "data-root": "/new"}`, []string{"/new", "/old"}},
+		{"case", `{"Data-Root": "/opt/docker"}`, []string{"/opt/docker"}},
+		{"last of two", `{"data-root": "/a", "data-root": "/b"}`, []string{"/b"}},
+		{"relative kept for the caller to refuse", `{"data-root": "docker"}`, []string{"docker"}},
+		{"comment", "{\n// moved to the data disk\n\"data-root\": \"/mnt/docker\"\n}", nil},
+		{"trailing comma", `{"data-root": "/mnt/docker",}`, nil},
+		{"not a string", `{"data-root": 7}`, nil},
+		{"empty", ``, nil},
+		{"none", `{"debug": true}`, nil},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if got := dockerDataRoots([]byte(c.in)); !slices.Equal(got, c.want) {
+				t.Errorf("dockerDataRoots(%q) = %q, want %q", c.in, got, c.want)
+			}
+		})
+	}
+}
+
+// TestContainerdRoots: of a containerd config.toml, root and state at
+// its top level only (a plugin's root in a table is not the daemon's),
+// in either quoting, a comment after them; a commented-out line, a key in
+// a table or an array of tables, a value not a string, a string left open
+// or followed by more names nothing.
+func TestContainerdRoots(t *testing.T) {
+	containerd := func(b []byte) []string { return tomlStrings(b, "root", "state") }
+	for _, c := range []struct {
+		name, in string
+		want     []string
+	}{
+		{"stock", "version = 2\nroot = \"/var/lib/containerd\"\nstate = \"/run/containerd\"\n", []string{"/var/lib/containerd", "/run/containerd"}},
+		{"moved", "version = 3\n  root   =   '/data/containerd'  # the big disk\r\nstate=\"/data/containerd-state\"\n", []string{"/data/containerd", "/data/containerd-state"}},
+		{"commented out", "#root = \"/var/lib/containerd\"\n  # state = \"/run/containerd\"\n", nil},
+		{"in a table", "[plugins.\"io.containerd.grpc.v1.cri\"]\nroot = \"/x\"\n[grpc]\nroot = \"/y\"\n", nil},
+		{"after a table", "[grpc]\naddress = \"/run/containerd/containerd.sock\"\nroot = \"/y\"\n", nil},
+		{"array of tables", "[[x]]\nroot = \"/y\"\n", nil},
+		{"escapes", `root = "/data/con\u0074ainerd"` + "\n" + `state = "C:\\x"`, []string{"/data/containerd", `C:\x`}},
+		{"quoted key", `"root" = "/q"`, []string{"/q"}},
+		{"not a string", "root = 7\nstate = [\"/a\"]\n", nil},
+		{"open", "root = \"/data/containerd\n", nil},
+		{"more after", "root = \"/a\" \"/b\"\n", nil},
+		{"multi-line", "root = \"\"\"/a\"\"\"\n", nil},
+		{"twice", "root = \"/a\"\nroot = \"/b\"\n", []string{"/a", "/b"}},
+		{"other key", "rootless = \"/a\"\nroots = \"/b\"\n", nil},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if got := containerd([]byte(c.in)); !slices.Equal(got, c.want) {
+				t.Errorf("containerd roots of %q = %q, want %q", c.in, got, c.want)
+			}
+		})
+	}
+}
+
+// TestStorageConfRoots: of a containers/storage storage.conf, graphroot,
+// runroot and imagestore of [storage] (by its header, with spaces or a
+// comment, or a dotted key at the top level), not those of its subtables
+// ([storage.options]) or of the top level, nor a commented-out one.
+func TestStorageConfRoots(t *testing.T) {
+	for _, c := range []struct {
+		name, in string
+		want     []string
+	}{
+		{"stock", "[storage]\ndriver = \"overlay\"\nrunroot = \"/run/containers/storage\"\ngraphroot = \"/var/lib/containers/storage\"\n# imagestore = \"/var/lib/containers/images\"\n[storage.options]\nadditionalimagestores = [\n]\n",
+			[]string{"/run/containers/storage", "/var/lib/containers/storage"}},
+		{"moved", "[ storage ] # ours\ngraphroot = '/data/containers'\nimagestore = \"/data/images\"\n", []string{"/data/containers", "/data/images"}},
+		{"dotted", "storage.graphroot = \"/data/containers\"\n", []string{"/data/containers"}},
+		{"subtable", "[storage.options]\ngraphroot = \"/x\"\n", nil},
+		{"top level", "graphroot = \"/x\"\n", nil},
+		{"bad header", "[storage\ngraphroot = \"/x\"\n", nil},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if got := storageConfRoots([]byte(c.in)); !slices.Equal(got, c.want) {
+				t.Errorf("storageConfRoots(%q) = %q, want %q", c.in, got, c.want)
+			}
+		})
+	}
+}
+
+// TestMaskableRoot: an engine's root elsewhere is masked; /, a system
+// directory or one in it, a shared directory itself, and what the
+// sandbox makes anew are not.
+func TestMaskableRoot(t *testing.T) {
+	for r, want := range map[string]bool{
+		"/mnt/docker": true, "/data/docker": true, "/opt/docker": true, "/data": true, "/srv/containerd": true, "/var/lib/docker2": true,
+		"/": false, "/usr": false, "/etc": false, "/usr/lib/docker": false, "/etc/docker": false, "/lib": false,
+		"/var": false, "/var/lib": false, "/opt": false, "/home": false, "/mnt": false,
+		"/proc": false, "/proc/1": false, "/sys/fs/x": false, "/dev/shm/docker": false, "/tmp/docker": false, "/run/containerd": false,
+	} {
+		if got := maskableRoot(r); got != want {
+			t.Errorf("maskableRoot(%q) = %v, want %v", r, got, want)
+		}
+	}
+}
+
+// BenchmarkEngineDataRoots times what every confined run pays to read the
+// engines' configs on this host (where none is, a failed open each).
+func BenchmarkEngineDataRoots(b *testing.B) {
+	for b.Loop() {
+		engineDataRoots()
+	}
+}

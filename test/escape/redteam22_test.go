@@ -1,0 +1,102 @@
+package escape
+
+import (
+	"strings"
+	"testing"
+)
+
+// movedEngineFiles are the files of container engines whose configs move
+// their state out of /var/lib (a runner machine's data disk), by their
+// absolute paths, that TestRedteam22MovedEngineStateIsHidden adds, each
+// root's with a token, under the roots movedEngineSetup's configs name.
+var movedEngineFiles = []string{
+	// Docker's, at its daemon.json's data-root: a container's config
+	// (its environment whole), its log, a named volume's data (world-
+	// readable, as a container left it).
+	"/opt/vdocker-test/containers/0123456789ab/config.v2.json",
+	"/opt/vdocker-test/containers/0123456789ab/0123456789ab-json.log",
+	"/opt/vdocker-test/volumes/org-private-repo_db/_data/secret.txt",
+	// containerd's, at its config.toml's root: its metadata (every
+	// container's spec).
+	"/opt/vcontainerd-test/io.containerd.metadata.v1.bolt/meta.db",
+	// rootful Podman's, at storage.conf's graphroot: a container's
+	// config.
+	"/opt/vstorage-test/overlay-containers/89abcdef/userdata/config.json",
+}
+
+// movedEngineSetup is TestRedteam22MovedEngineStateIsHidden's set-up, run
+// as root in a mount namespace of the test's own: /etc and /opt become
+// overlays (their upper layers on tmpfs at $OV and $OV2, so the host's
+// own are never written), each of $FILES a root-only file with the
+// token, and the engines' configs name their roots in /opt, with the
+// modes the engines give them (Docker's older 0711 data root, which lets
+// every user in, 0701 volumes, a volume's data 0755).
+const movedEngineSetup = `for d in /etc /opt; do
+	ov=$OV; [ "$d" = /opt ] && ov=$OV2
+	mount -t tmpfs -o mode=0755 tmpfs "$ov"
+	mkdir "$ov/u" "$ov/w"
+	mount -t overlay overlay -o "lowerdir=$d,upperdir=$ov/u,workdir=$ov/w" "$d"
+done
+for f in $FILES; do
+	mkdir -p "${f%/*}"
+	echo "h122-tenant-token $f" > "$f"
+	chmod 0600 "$f"
+done
+mkdir -p /etc/docker /etc/containerd /etc/containers
+cat > /etc/docker/daemon.json <<'END'
+{
+	"data-root": "/opt/vdocker-test",
+	"log-driver": "json-file"
+}
+END
+cat > /etc/containerd/config.toml <<'END'
+version = 2
+# root = "/var/lib/containerd"
+root = "/opt/vcontainerd-test"
+state = "/run/containerd"
+
+[grpc]
+  address = "/run/containerd/containerd.sock"
+END
+cat > /etc/containers/storage.conf <<'END'
+[storage]
+driver = "overlay"
+runroot = "/run/containers/storage"
+graphroot = "/opt/vstorage-test"
+END
+chmod 0644 /etc/docker/daemon.json /etc/containerd/config.toml /etc/containers/storage.conf
+chmod 0711 /opt/vdocker-test /opt/vcontainerd-test
+chmod 0710 /opt/vdocker-test/containers
+chmod 0701 /opt/vdocker-test/volumes
+chmod 0755 /opt/vdocker-test/volumes/org-private-repo_db /opt/vdocker-test/volumes/org-private-repo_db/_data
+chmod 0644 /opt/vdocker-test/volumes/org-private-repo_db/_data/secret.txt
+chmod 0700 /opt/vstorage-test
+`
+
+// TestRedteam22MovedEngineStateIsHidden: the twenty-second round's first
+// attempt (scripts/redteam21state.py), for every caller and a
+// --root-sandbox run, whose uid 0 is the host's root: round twenty-one
+// masked the container engines' state at /var/lib/docker,
+// /var/lib/containerd and /var/lib/containers, but a runner machine very
+// often moves it to a data disk (Docker's data-root, containerd's root,
+// Podman's graphroot): there a --root-sandbox run read each container's
+// config.v2.json (its environment whole), its log, containerd's metadata
+// and a Podman container's config, and listed every container's id, and
+// every caller read a named volume's data, where the data root has
+// Docker's older mode, 0711. Each root the engines' own configs name is
+// now masked whole where the run could enter it (engineDataRoots).
+func TestRedteam22MovedEngineStateIsHidden(t *testing.T) {
+	requireBwrap(t)
+	requireRoot(t, "the test moves the container engines' state in a mount namespace of its own")
+	requireTools(t, "python3", "unshare", "setpriv")
+	for _, c := range callers(t) {
+		t.Run(c.name(), func(t *testing.T) {
+			dir := workTree(t)
+			args := append(append([]string{"--", "python3", "redteam21state.py"}, movedEngineFiles...), "--list", "/opt/vdocker-test/containers")
+			res := vigilesInMountNS(t, c.runner, dir, movedEngineSetup,
+				[]string{"OV=" + t.TempDir(), "OV2=" + t.TempDir(), "FILES=" + strings.Join(movedEngineFiles, " ")},
+				c.withArgs(args)...)
+			checkScriptRan(t, res, len(movedEngineFiles)+1)
+		})
+	}
+}
