@@ -100,3 +100,58 @@ func TestRedteam22MovedEngineStateIsHidden(t *testing.T) {
 		})
 	}
 }
+
+// volumeBindSetup is TestRedteam22VolumeBoundIntoTheTreeIsShown's set-up,
+// run as root in a mount namespace of the test's own: /var becomes an
+// overlay (its upper layer on a tmpfs at $OV2), Docker's state there
+// holds a named volume's data (world-readable, as a container left it,
+// under the modes Docker gives its directories), and that volume is
+// bind-mounted into the work tree ($TREE/data), as a checkout that
+// shares a volume with a job's service has it.
+const volumeBindSetup = `mount -t tmpfs -o mode=0755 tmpfs "$OV2"
+mkdir "$OV2/u" "$OV2/w"
+mount -t overlay overlay -o "lowerdir=/var,upperdir=$OV2/u,workdir=$OV2/w" /var
+v=/var/lib/docker/volumes/org-private-repo_db/_data
+mkdir -p "$v"
+echo "h122-tenant-token $v/secret.txt" > "$v/secret.txt"
+chmod 0711 /var/lib/docker
+chmod 0701 /var/lib/docker/volumes
+chmod 0755 /var/lib/docker/volumes/org-private-repo_db "$v"
+chmod 0644 "$v/secret.txt"
+mkdir "$TREE/data"
+mount --bind "$v" "$TREE/data"
+`
+
+// TestRedteam22VolumeBoundIntoTheTreeIsShown pins an honest limit, the
+// round's second attempt (scripts/redteam21state.py): a Docker volume
+// (under /var/lib/docker, which round twenty-one masks) bind-mounted into
+// the work tree is not refused by the check of the mounts inside the
+// tree (hiddenMountInTree), which knows the masks of maskedDirs, a HOME
+// and a runner's directories, not those of secretDirs or of
+// engineDataRoots: a --root-sandbox run, and every run whose writes are
+// recorded by copy (nobody's, root's on a tree nobody owns), reads the
+// volume's data through the tree. A root caller's run on its own tree
+// without --root-sandbox is refused, for the mount alone (its id-mapped
+// hand-over leaves mounts out). When that check counts those masks, the
+// reads here become refusals, and this test is to say so.
+func TestRedteam22VolumeBoundIntoTheTreeIsShown(t *testing.T) {
+	requireBwrap(t)
+	requireRoot(t, "the test binds a volume into the tree in a mount namespace of its own")
+	requireTools(t, "python3", "unshare", "setpriv")
+	for _, c := range callers(t) {
+		t.Run(c.name(), func(t *testing.T) {
+			dir := workTree(t)
+			res := vigilesInMountNSAny(t, c.runner, dir, volumeBindSetup, []string{"OV2=" + t.TempDir(), "TREE=" + dir},
+				c.withArgs([]string{"--", "python3", "redteam21state.py", dir + "/data/secret.txt"})...)
+			if c.runner.cred == nil && c.runner.owner == nil && !c.rootSandbox {
+				if res.Tier != "refused" || !strings.Contains(res.Refusal, "mounted inside it") {
+					t.Fatalf("tier %s (refusal %q), want the refusal of a root-owned tree with a mount inside it", res.Tier, res.Refusal)
+				}
+				return
+			}
+			if res.Tier != "confined" || !strings.Contains(res.Stdout, "ESCAPE: read "+dir+"/data/secret.txt") {
+				t.Fatalf("tier %s (refusal %q, error %q), stdout %q: want the volume's data read through the tree (the limit this test pins); if it is now hidden or refused, turn this test into the attempt's check and the limit in docs/security.md into a row", res.Tier, res.Refusal, res.Error, res.Stdout)
+			}
+		})
+	}
+}
