@@ -1,8 +1,16 @@
 package escape
 
 import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 // movedEngineFiles are the files of container engines whose configs move
@@ -152,6 +160,84 @@ func TestRedteam22VolumeBoundIntoTheTreeIsShown(t *testing.T) {
 			if res.Tier != "confined" || !strings.Contains(res.Stdout, "ESCAPE: read "+dir+"/data/secret.txt") {
 				t.Fatalf("tier %s (refusal %q, error %q), stdout %q: want the volume's data read through the tree (the limit this test pins); if it is now hidden or refused, turn this test into the attempt's check and the limit in docs/security.md into a row", res.Tier, res.Refusal, res.Error, res.Stdout)
 			}
+		})
+	}
+}
+
+// TestRedteam22TreeInAMovedDataRoot: a run whose work tree lies in an
+// engine's data root that its config moved (a checkout kept in a Docker
+// volume's data, /opt/vdocker-test/volumes/org-repo_src/_data), as the
+// tree's owner (nobody here) and as root (the tree then uid 1999's; the
+// sandbox runs as it): the tree is shown at its path (the script runs
+// from it) while another volume's data beside it, world-readable under
+// Docker's older 0711 root, is not there (scripts/redteam21state.py), as
+// for a tree in a directory secretDirs masks
+// (TestRedteam21TreeInAMaskedAgentHome). /etc and /opt are overlays on
+// tmpfs in a mount namespace of the test's own.
+func TestRedteam22TreeInAMovedDataRoot(t *testing.T) {
+	requireBwrap(t)
+	requireRoot(t, "the test moves Docker's data root in a mount namespace of its own")
+	requireTools(t, "python3", "unshare", "setpriv")
+	unshare, err := exec.LookPath("unshare")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const tree = "/opt/vdocker-test/volumes/org-repo_src/_data"
+	beside := []string{"/opt/vdocker-test/volumes/other_db/_data/secret.txt", "/opt/vdocker-test/containers/0123456789ab/config.v2.json"}
+	sh := `set -e
+for d in /etc /opt; do
+	ov=$OV; [ "$d" = /opt ] && ov=$OV2
+	mount -t tmpfs -o mode=0755 tmpfs "$ov"
+	mkdir "$ov/u" "$ov/w"
+	mount -t overlay overlay -o "lowerdir=$d,upperdir=$ov/u,workdir=$ov/w" "$d"
+done
+mkdir -p /etc/docker "$TREE"
+echo '{"data-root": "/opt/vdocker-test"}' > /etc/docker/daemon.json
+cp -r "$SRC"/. "$TREE"
+for f in $FILES; do
+	mkdir -p "${f%/*}"
+	echo "h122-tenant-token $f" > "$f"
+done
+chmod 0711 /opt/vdocker-test
+chmod 0701 /opt/vdocker-test/volumes
+chmod 0710 /opt/vdocker-test/containers
+chmod 0600 /opt/vdocker-test/containers/0123456789ab/config.v2.json
+chmod 0755 /opt/vdocker-test/volumes/other_db /opt/vdocker-test/volumes/other_db/_data /opt/vdocker-test/volumes/org-repo_src "$TREE"
+AS=
+if [ -n "$AS_UID" ]; then
+	chown -R "$AS_UID:$AS_GID" "$TREE"
+	AS="setpriv --reuid $AS_UID --regid $AS_GID --clear-groups"
+else
+	chown -R 1999:1999 "$TREE"
+fi
+cd "$TREE"
+exec $AS "$VIGILES" run --json --workdir "$TREE" -- python3 redteam21state.py $FILES
+`
+	for _, r := range runners(t) {
+		if r.owner != nil && r.cred == nil {
+			continue // the tree is the caller's, or root's
+		}
+		t.Run(r.name, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+			defer cancel()
+			cmd := exec.CommandContext(ctx, unshare, "--mount", "--propagation", "private", "sh", "-c", sh)
+			cmd.Env = []string{"PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", "OV=" + t.TempDir(), "OV2=" + t.TempDir(),
+				"SRC=" + workTree(t), "TREE=" + tree, "FILES=" + strings.Join(beside, " "), "VIGILES=" + vigilesBin}
+			if r.cred != nil {
+				cmd.Env = append(cmd.Env, "AS_UID="+strconv.Itoa(int(r.cred.Uid)), "AS_GID="+strconv.Itoa(int(r.cred.Gid)))
+				os.Chmod(filepath.Dir(vigilesBin), 0o755)
+			}
+			var stdout, stderr bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &stdout, &stderr
+			err := cmd.Run()
+			var res result
+			if jerr := json.Unmarshal(stdout.Bytes(), &res); jerr != nil {
+				t.Fatalf("vigiles as %s: %v; no JSON result (%v)\nstdout: %s\nstderr: %s", r.name, err, jerr, stdout.String(), stderr.String())
+			}
+			if res.Tier != "confined" {
+				t.Fatalf("vigiles as %s: tier %s (refusal %q, error %q)", r.name, res.Tier, res.Refusal, res.Error)
+			}
+			checkScriptRan(t, res, len(beside))
 		})
 	}
 }
