@@ -28,36 +28,56 @@ var engineConfigs = []struct {
 	roots func([]byte) []string
 }{
 	{"/etc/docker/daemon.json", dockerDataRoots},
+	// The Docker snap's daemon.json ($SNAP_DATA/config).
+	{"/var/snap/docker/current/config/daemon.json", dockerDataRoots},
+	// dockerd's own flags, where a unit (a drop-in's ExecStart=, the
+	// usual way to move it besides daemon.json) or the environment file
+	// Debian's (DOCKER_OPTS) or Red Hat's (OPTIONS) unit reads gives them.
+	{"/etc/systemd/system/docker.service", dockerdFlagRoots},
+	{"/etc/systemd/system/docker.service.d/*.conf", dockerdFlagRoots},
+	{"/etc/default/docker", dockerdFlagRoots},
+	{"/etc/sysconfig/docker", dockerdFlagRoots},
 	{"/etc/containerd/config.toml", func(b []byte) []string { return tomlStrings(b, "root", "state") }},
 	{"/etc/containers/storage.conf", storageConfRoots},
 	{"/usr/share/containers/storage.conf", storageConfRoots},
 }
 
+// engineDefaultRoots are the engines' own data roots outside /var/lib:
+// the Docker snap's ($SNAP_COMMON/var-lib-docker).
+var engineDefaultRoots = []string{"/var/snap/docker/common/var-lib-docker"}
+
 // engineDataRoots are the directories where the host's container engines
-// keep their state, as their own configs name them (engineConfigs), each
-// at the path its links lead to, once, and not one secretDirs holds
-// already. A path that is not absolute and clean, or that maskableRoot
-// refuses, is not one; a config that is missing, unreadable or malformed
-// names none. The broker masks each whole where the run may enter it, as
-// it does secretDirs.
+// keep their state, as their own configs name them (engineConfigs; a
+// path with a * is a glob of the files to read: a unit's drop-ins),
+// and engineDefaultRoots, each at the path its links lead to, once, and
+// not one secretDirs holds already. A path that is not absolute and
+// clean, or that maskableRoot refuses, is not one; a config that is
+// missing, unreadable or malformed names none. The broker masks each
+// whole where the run may enter it, as it does secretDirs.
 func engineDataRoots() []string {
-	var out []string
+	named := slices.Clone(engineDefaultRoots)
 	for _, c := range engineConfigs {
-		b, err := readSmallRegular(c.path, maxEngineConfig)
-		if err != nil || b == nil {
+		files := []string{c.path}
+		if strings.Contains(c.path, "*") {
+			files, _ = filepath.Glob(c.path)
+		}
+		for _, f := range files {
+			if b, err := readSmallRegular(f, maxEngineConfig); err == nil && b != nil {
+				named = append(named, c.roots(b)...)
+			}
+		}
+	}
+	var out []string
+	for _, p := range named {
+		if !filepath.IsAbs(p) || filepath.Clean(p) != p {
 			continue
 		}
-		for _, p := range c.roots(b) {
-			if !filepath.IsAbs(p) || filepath.Clean(p) != p {
-				continue
-			}
-			r, err := filepath.EvalSymlinks(p)
-			if err != nil || !maskableRoot(r) || slices.Contains(out, r) ||
-				slices.ContainsFunc(secretDirs, func(d string) bool { return fsx.Under(r, d) }) {
-				continue
-			}
-			out = append(out, r)
+		r, err := filepath.EvalSymlinks(p)
+		if err != nil || !maskableRoot(r) || slices.Contains(out, r) ||
+			slices.ContainsFunc(secretDirs, func(d string) bool { return fsx.Under(r, d) }) {
+			continue
 		}
+		out = append(out, r)
 	}
 	return out
 }
@@ -101,6 +121,38 @@ func dockerDataRoots(b []byte) []string {
 	for _, p := range []string{c.DataRoot, c.Graph} {
 		if p != "" {
 			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// dockerdFlagRoots are the data roots dockerd's flags name in b (a
+// systemd unit or drop-in, an environment file), on any line no # or ;
+// starts: --data-root and its older names --graph and -g, each as
+// "--data-root /x", "--data-root=/x", "-g /x", "-g=/x" or "-g/x", quotes
+// around a word or the whole taken away. One in an ExecStart= that a
+// later one replaces counts too: a root the engine was given is its,
+// and what it left there as well.
+func dockerdFlagRoots(b []byte) []string {
+	var out []string
+	for _, line := range strings.Split(string(b), "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" || line[0] == '#' || line[0] == ';' {
+			continue
+		}
+		f := strings.Fields(strings.NewReplacer(`"`, " ", "'", " ").Replace(line))
+		for i, w := range f {
+			switch {
+			case w == "--data-root" || w == "--graph" || w == "-g":
+				if i+1 < len(f) {
+					out = append(out, f[i+1])
+				}
+			case strings.HasPrefix(w, "--data-root="), strings.HasPrefix(w, "--graph="), strings.HasPrefix(w, "-g="):
+				_, v, _ := strings.Cut(w, "=")
+				out = append(out, v)
+			case strings.HasPrefix(w, "-g/"):
+				out = append(out, w[2:])
+			}
 		}
 	}
 	return out

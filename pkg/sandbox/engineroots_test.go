@@ -34,6 +34,34 @@ func TestDockerDataRoots(t *testing.T) {
 	}
 }
 
+// TestDockerdFlagRoots: of a unit, a drop-in or an environment file,
+// dockerd's --data-root, --graph and -g in each of their forms, quoted
+// or not; not a commented-out line's, a flag with no value, nor another
+// flag that starts alike (-G, the socket's group; --graph-opt).
+func TestDockerdFlagRoots(t *testing.T) {
+	for _, c := range []struct {
+		name, in string
+		want     []string
+	}{
+		{"drop-in", "[Service]\nExecStart=\nExecStart=/usr/bin/dockerd -H fd:// --containerd=/run/containerd/containerd.sock --data-root=/mnt/docker\n", []string{"/mnt/docker"}},
+		{"space", "ExecStart=/usr/bin/dockerd --data-root /data/docker -H fd://\n", []string{"/data/docker"}},
+		{"graph", "ExecStart=/usr/bin/dockerd --graph=/a\nExecStart=/usr/bin/dockerd --graph /b\n", []string{"/a", "/b"}},
+		{"short", "ExecStart=/usr/bin/dockerd -g /a -G docker\nExecStart=/usr/bin/dockerd -g=/b\nExecStart=/usr/bin/dockerd -g/c\n", []string{"/a", "/b", "/c"}},
+		{"debian", "# DOCKER_OPTS=\"--dns 8.8.8.8\"\nDOCKER_OPTS=\"--data-root /srv/docker\"\n", []string{"/srv/docker"}},
+		{"red hat", "OPTIONS='--selinux-enabled --log-driver=journald -g /home/docker'\n", []string{"/home/docker"}},
+		{"a space in a quoted path cuts it", `ExecStart=/usr/bin/dockerd "--data-root=/q w"` + "\n", []string{"/q"}},
+		{"commented out", "#ExecStart=/usr/bin/dockerd --data-root=/x\n; -g /y\n", nil},
+		{"no value", "ExecStart=/usr/bin/dockerd --data-root\n", nil},
+		{"alike", "ExecStart=/usr/bin/dockerd -G docker --graph-opt x=y --data-root-x /z\n", nil},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if got := dockerdFlagRoots([]byte(c.in)); !slices.Equal(got, c.want) {
+				t.Errorf("dockerdFlagRoots(%q) = %q, want %q", c.in, got, c.want)
+			}
+		})
+	}
+}
+
 // TestContainerdRoots: of a containerd config.toml, root and state at
 // its top level only (a plugin's root in a table is not the daemon's),
 // in either quoting, a comment after them; a commented-out line, a key in
@@ -98,7 +126,7 @@ func TestStorageConfRoots(t *testing.T) {
 // sandbox makes anew are not.
 func TestMaskableRoot(t *testing.T) {
 	for r, want := range map[string]bool{
-		"/mnt/docker": true, "/data/docker": true, "/opt/docker": true, "/data": true, "/srv/containerd": true, "/var/lib/docker2": true,
+		"/mnt/docker": true, "/var/snap/docker/common/var-lib-docker": true, "/data/docker": true, "/opt/docker": true, "/data": true, "/srv/containerd": true, "/var/lib/docker2": true,
 		"/": false, "/usr": false, "/etc": false, "/usr/lib/docker": false, "/etc/docker": false, "/lib": false,
 		"/var": false, "/var/lib": false, "/opt": false, "/home": false, "/mnt": false,
 		"/proc": false, "/proc/1": false, "/sys/fs/x": false, "/dev/shm/docker": false, "/tmp/docker": false, "/run/containerd": false,

@@ -30,17 +30,23 @@ var movedEngineFiles = []string{
 	// rootful Podman's, at storage.conf's graphroot: a container's
 	// config.
 	"/opt/vstorage-test/overlay-containers/89abcdef/userdata/config.json",
+	// Docker's again, at the --data-root a systemd drop-in gives dockerd,
+	// and the Docker snap's, at its own data root.
+	"/opt/vdocker-flag-test/containers/fedcba987654/config.v2.json",
+	"/var/snap/docker/common/var-lib-docker/containers/13579bdf/config.v2.json",
 }
 
 // movedEngineSetup is TestRedteam22MovedEngineStateIsHidden's set-up, run
-// as root in a mount namespace of the test's own: /etc and /opt become
-// overlays (their upper layers on tmpfs at $OV and $OV2, so the host's
-// own are never written), each of $FILES a root-only file with the
-// token, and the engines' configs name their roots in /opt, with the
+// as root in a mount namespace of the test's own: /etc, /opt and /var
+// become overlays (their upper layers on tmpfs at $OV, $OV2 and $OV3, so
+// the host's own are never written), each of $FILES a root-only file
+// with the token, and the engines' configs (daemon.json, a drop-in's
+// dockerd --data-root, containerd's config.toml, storage.conf) name their
+// roots in /opt (the Docker snap's is its own, in /var/snap), with the
 // modes the engines give them (Docker's older 0711 data root, which lets
 // every user in, 0701 volumes, a volume's data 0755).
-const movedEngineSetup = `for d in /etc /opt; do
-	ov=$OV; [ "$d" = /opt ] && ov=$OV2
+const movedEngineSetup = `for d in /etc /opt /var; do
+	ov=$OV; [ "$d" = /opt ] && ov=$OV2; [ "$d" = /var ] && ov=$OV3
 	mount -t tmpfs -o mode=0755 tmpfs "$ov"
 	mkdir "$ov/u" "$ov/w"
 	mount -t overlay overlay -o "lowerdir=$d,upperdir=$ov/u,workdir=$ov/w" "$d"
@@ -72,9 +78,15 @@ driver = "overlay"
 runroot = "/run/containers/storage"
 graphroot = "/opt/vstorage-test"
 END
-chmod 0644 /etc/docker/daemon.json /etc/containerd/config.toml /etc/containers/storage.conf
-chmod 0711 /opt/vdocker-test /opt/vcontainerd-test
-chmod 0710 /opt/vdocker-test/containers
+mkdir -p /etc/systemd/system/docker.service.d
+cat > /etc/systemd/system/docker.service.d/data-root.conf <<'END'
+[Service]
+ExecStart=
+ExecStart=/usr/bin/dockerd -H fd:// --containerd=/run/containerd/containerd.sock --data-root=/opt/vdocker-flag-test
+END
+chmod 0644 /etc/docker/daemon.json /etc/containerd/config.toml /etc/containers/storage.conf /etc/systemd/system/docker.service.d/data-root.conf
+chmod 0711 /opt/vdocker-test /opt/vcontainerd-test /opt/vdocker-flag-test /var/snap/docker/common/var-lib-docker
+chmod 0710 /opt/vdocker-test/containers /opt/vdocker-flag-test/containers /var/snap/docker/common/var-lib-docker/containers
 chmod 0701 /opt/vdocker-test/volumes
 chmod 0755 /opt/vdocker-test/volumes/org-private-repo_db /opt/vdocker-test/volumes/org-private-repo_db/_data
 chmod 0644 /opt/vdocker-test/volumes/org-private-repo_db/_data/secret.txt
@@ -89,7 +101,9 @@ chmod 0700 /opt/vstorage-test
 // often moves it to a data disk (Docker's data-root, containerd's root,
 // Podman's graphroot): there a --root-sandbox run read each container's
 // config.v2.json (its environment whole), its log, containerd's metadata
-// and a Podman container's config, and listed every container's id, and
+// and a Podman container's config (and, where a drop-in gives dockerd
+// --data-root, or the Docker snap keeps its state in /var/snap, each
+// container's config there), and listed every container's id, and
 // every caller read a named volume's data, where the data root has
 // Docker's older mode, 0711. Each root the engines' own configs name is
 // now masked whole where the run could enter it (engineDataRoots).
@@ -102,7 +116,7 @@ func TestRedteam22MovedEngineStateIsHidden(t *testing.T) {
 			dir := workTree(t)
 			args := append(append([]string{"--", "python3", "redteam21state.py"}, movedEngineFiles...), "--list", "/opt/vdocker-test/containers")
 			res := vigilesInMountNS(t, c.runner, dir, movedEngineSetup,
-				[]string{"OV=" + t.TempDir(), "OV2=" + t.TempDir(), "FILES=" + strings.Join(movedEngineFiles, " ")},
+				[]string{"OV=" + t.TempDir(), "OV2=" + t.TempDir(), "OV3=" + t.TempDir(), "FILES=" + strings.Join(movedEngineFiles, " ")},
 				c.withArgs(args)...)
 			checkScriptRan(t, res, len(movedEngineFiles)+1)
 		})
