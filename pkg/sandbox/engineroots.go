@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/vigiles/action/pkg/sandbox/internal/fsx"
 )
@@ -240,9 +241,9 @@ func tomlKey(k string) (string, bool) {
 
 // tomlString is the string a TOML value v (trimmed) is: a basic string,
 // its escapes undone, or a literal one, followed by nothing but spaces and
-// a comment.
+// a comment; TOML's text is UTF-8, and a line that is not is none.
 func tomlString(v string) (string, bool) {
-	if len(v) < 2 || (v[0] != '"' && v[0] != '\'') || strings.HasPrefix(v, `"""`) || strings.HasPrefix(v, "'''") {
+	if len(v) < 2 || !utf8.ValidString(v) || (v[0] != '"' && v[0] != '\'') || strings.HasPrefix(v, `"""`) || strings.HasPrefix(v, "'''") {
 		return "", false
 	}
 	var s, rest string

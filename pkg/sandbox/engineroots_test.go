@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -87,6 +88,7 @@ func TestContainerdRoots(t *testing.T) {
 		{"multi-line", "root = \"\"\"/a\"\"\"\n", nil},
 		{"twice", "root = \"/a\"\nroot = \"/b\"\n", []string{"/a", "/b"}},
 		{"other key", "rootless = \"/a\"\nroots = \"/b\"\n", nil},
+		{"not UTF-8", "root = \"/data/\xff\"\nstate = '/s\xfe'\n", nil},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			if got := containerd([]byte(c.in)); !slices.Equal(got, c.want) {
@@ -143,4 +145,27 @@ func BenchmarkEngineDataRoots(b *testing.B) {
 	for b.Loop() {
 		engineDataRoots()
 	}
+}
+
+// FuzzEngineConfigs feeds any bytes to the engines' configs' readers:
+// none panics, and what the line readers find is text of the file (a
+// TOML string's escapes aside).
+func FuzzEngineConfigs(f *testing.F) {
+	f.Add([]byte("{\"data-root\": \"/mnt/docker\"}"))
+	f.Add([]byte("version = 2\nroot = \"/data/con\\u0074ainerd\" # x\n[storage]\ngraphroot = '/g'\n"))
+	f.Add([]byte("ExecStart=/usr/bin/dockerd -g/a --data-root \"/b\" --graph=\n"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		dockerDataRoots(b)
+		storageConfRoots(b)
+		for _, p := range tomlStrings(b, "root", "state") {
+			if !strings.Contains(string(b), p) && !strings.Contains(string(b), `\`) {
+				t.Errorf("tomlStrings found %q, not in %q", p, b)
+			}
+		}
+		for _, p := range dockerdFlagRoots(b) {
+			if !strings.Contains(string(b), p) {
+				t.Errorf("dockerdFlagRoots found %q, not in %q", p, b)
+			}
+		}
+	})
 }
