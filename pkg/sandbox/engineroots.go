@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/vigiles/action/pkg/sandbox/internal/fsx"
+	"golang.org/x/sys/unix"
 )
 
 // maxEngineConfig bounds what engineDataRoots reads of an engine's
@@ -50,8 +51,10 @@ var engineDefaultRoots = []string{"/var/snap/docker/common/var-lib-docker"}
 // engineDataRoots are the directories where the host's container engines
 // keep their state, as their own configs name them (engineConfigs; a
 // path with a * is a glob of the files to read: a unit's drop-ins),
-// and engineDefaultRoots, each at the path its links lead to, once, and
-// not one secretDirs holds already. A path that is not absolute and
+// and engineDefaultRoots, and the other paths a data disk bound on one of
+// them, or on one of secretDirs' engines' roots, shows it at
+// (boundElsewhere), each at the path its links lead to, once, and not
+// one secretDirs holds already. A path that is not absolute and
 // clean, or that maskableRoot refuses, is not one; a config that is
 // missing, unreadable or malformed names none. The broker masks each
 // whole where the run may enter it, as it does secretDirs.
@@ -69,16 +72,86 @@ func engineDataRoots() []string {
 		}
 	}
 	var out []string
-	for _, p := range named {
+	add := func(p string) {
 		if !filepath.IsAbs(p) || filepath.Clean(p) != p {
-			continue
+			return
 		}
 		r, err := filepath.EvalSymlinks(p)
 		if err != nil || !maskableRoot(r) || slices.Contains(out, r) ||
 			slices.ContainsFunc(secretDirs, func(d string) bool { return fsx.Under(r, d) }) {
-			continue
+			return
 		}
 		out = append(out, r)
+	}
+	for _, p := range named {
+		add(p)
+	}
+	for _, p := range boundElsewhere(slices.Concat(engineStockRoots, out)) {
+		add(p)
+	}
+	return out
+}
+
+// engineStockRoots are the engines' data roots secretDirs masks, where a
+// data disk is often bind-mounted rather than named in a config (an
+// fstab line binding /data/docker on /var/lib/docker).
+var engineStockRoots = []string{"/var/lib/docker", "/var/lib/containerd", "/var/lib/containers"}
+
+// boundElsewhere are the other paths at which each of roots that is a
+// mount point shows the same directory: for the mount on top there, each
+// other mount of the same file system whose root holds that mount's root
+// (the data disk's own mount at /data, when /data/docker is bound on
+// /var/lib/docker), at the path that directory has under it, where that
+// path is the very directory (its device and inode; a mount over it
+// shows something else). The mount table is read only where one of roots
+// is a mount point (statx's STATX_ATTR_MOUNT_ROOT; always, where the
+// kernel does not say).
+func boundElsewhere(roots []string) []string {
+	var mounted []string
+	for _, r := range roots {
+		var st unix.Statx_t
+		if unix.Statx(unix.AT_FDCWD, r, unix.AT_SYMLINK_NOFOLLOW, unix.STATX_INO, &st) != nil {
+			continue
+		}
+		if st.Attributes_mask&unix.STATX_ATTR_MOUNT_ROOT == 0 || st.Attributes&unix.STATX_ATTR_MOUNT_ROOT != 0 {
+			mounted = append(mounted, r)
+		}
+	}
+	if len(mounted) == 0 {
+		return nil
+	}
+	mounts, err := fsx.Mounts()
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, r := range mounted {
+		top := -1
+		for i, m := range mounts {
+			if m.Point == r {
+				top = i
+			}
+		}
+		var rst unix.Stat_t
+		if top < 0 || unix.Stat(r, &rst) != nil {
+			continue
+		}
+		m := mounts[top]
+		for _, o := range mounts {
+			if o.Dev != m.Dev || o.Point == r || !fsx.Under(m.Root, o.Root) {
+				continue
+			}
+			rel, err := filepath.Rel(o.Root, m.Root)
+			if err != nil {
+				continue
+			}
+			a := filepath.Join(o.Point, rel)
+			var ast unix.Stat_t
+			if fsx.Under(a, r) || unix.Stat(a, &ast) != nil || ast.Dev != rst.Dev || ast.Ino != rst.Ino || slices.Contains(out, a) {
+				continue
+			}
+			out = append(out, a)
+		}
 	}
 	return out
 }

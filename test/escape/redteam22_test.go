@@ -255,3 +255,65 @@ exec $AS "$VIGILES" run --json --workdir "$TREE" -- python3 redteam21state.py $F
 		})
 	}
 }
+
+// boundRootFiles are the files of Docker's state that
+// TestRedteam22BoundDataRootIsHidden reads at the data disk's own path,
+// whose directory boundRootSetup binds on /var/lib/docker.
+var boundRootFiles = []string{
+	"/opt/vdisk-test/docker/containers/0123456789ab/config.v2.json",
+	"/opt/vdisk-test/docker/volumes/org-private-repo_db/_data/secret.txt",
+}
+
+// boundRootSetup is TestRedteam22BoundDataRootIsHidden's set-up, run as
+// root in a mount namespace of the test's own: /opt and /var become
+// overlays (on tmpfs at $OV2 and $OV3), Docker's state is made in
+// /opt/vdisk-test/docker with Docker's modes (its older 0711 root,
+// 0701 volumes, a volume's data world-readable) and bound on
+// /var/lib/docker, as an fstab line binding a data disk's directory
+// there does; no config names it.
+const boundRootSetup = `for d in /opt /var; do
+	ov=$OV2; [ "$d" = /var ] && ov=$OV3
+	mount -t tmpfs -o mode=0755 tmpfs "$ov"
+	mkdir "$ov/u" "$ov/w"
+	mount -t overlay overlay -o "lowerdir=$d,upperdir=$ov/u,workdir=$ov/w" "$d"
+done
+for f in $FILES; do
+	mkdir -p "${f%/*}"
+	echo "h122-tenant-token $f" > "$f"
+	chmod 0600 "$f"
+done
+d=/opt/vdisk-test/docker
+chmod 0711 "$d"
+chmod 0710 "$d/containers"
+chmod 0701 "$d/volumes"
+chmod 0755 "$d/volumes/org-private-repo_db" "$d/volumes/org-private-repo_db/_data"
+chmod 0644 "$d/volumes/org-private-repo_db/_data/secret.txt"
+mkdir -p /var/lib/docker
+mount --bind "$d" /var/lib/docker
+`
+
+// TestRedteam22BoundDataRootIsHidden: the round's third attempt
+// (scripts/redteam21state.py), for every caller and a --root-sandbox
+// run: a runner machine's data disk often holds Docker's state in a
+// directory of its own, bound on /var/lib/docker (an fstab bind) with no
+// config naming it. /var/lib/docker was masked, but the same directory
+// at the disk's own path (/opt/vdisk-test/docker here) was not: a
+// --root-sandbox run read a container's config.v2.json there and listed
+// the containers, and every caller read a volume's data. The other paths
+// a mount on an engine's root shows it at are now masked as well
+// (boundElsewhere).
+func TestRedteam22BoundDataRootIsHidden(t *testing.T) {
+	requireBwrap(t)
+	requireRoot(t, "the test binds Docker's state on /var/lib/docker in a mount namespace of its own")
+	requireTools(t, "python3", "unshare", "setpriv")
+	for _, c := range callers(t) {
+		t.Run(c.name(), func(t *testing.T) {
+			dir := workTree(t)
+			args := append(append([]string{"--", "python3", "redteam21state.py"}, boundRootFiles...), "--list", "/opt/vdisk-test/docker/containers")
+			res := vigilesInMountNS(t, c.runner, dir, boundRootSetup,
+				[]string{"OV2=" + t.TempDir(), "OV3=" + t.TempDir(), "FILES=" + strings.Join(boundRootFiles, " ")},
+				c.withArgs(args)...)
+			checkScriptRan(t, res, len(boundRootFiles)+1)
+		})
+	}
+}
