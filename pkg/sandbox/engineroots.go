@@ -44,9 +44,11 @@ var engineConfigs = []struct {
 	{"/usr/share/containers/storage.conf", storageConfRoots},
 }
 
-// engineDefaultRoots are the engines' own data roots outside /var/lib:
-// the Docker snap's ($SNAP_COMMON/var-lib-docker).
-var engineDefaultRoots = []string{"/var/snap/docker/common/var-lib-docker"}
+// engineDefaultRoots are the engines' own state outside /var/lib: the
+// Docker snap's writable data whole, its data root
+// ($SNAP_COMMON/var-lib-docker) and its registries' client keys
+// ($SNAP_COMMON/etc/certs.d, the snap's /etc/docker/certs.d) among it.
+var engineDefaultRoots = []string{"/var/snap/docker"}
 
 // engineDataRoots are the directories where the host's container engines
 // keep their state, as their own configs name them (engineConfigs; a

@@ -128,7 +128,7 @@ func TestStorageConfRoots(t *testing.T) {
 // sandbox makes anew are not.
 func TestMaskableRoot(t *testing.T) {
 	for r, want := range map[string]bool{
-		"/mnt/docker": true, "/var/snap/docker/common/var-lib-docker": true, "/data/docker": true, "/opt/docker": true, "/data": true, "/srv/containerd": true, "/var/lib/docker2": true,
+		"/mnt/docker": true, "/var/snap/docker": true, "/data/docker": true, "/opt/docker": true, "/data": true, "/srv/containerd": true, "/var/lib/docker2": true,
 		"/": false, "/usr": false, "/etc": false, "/usr/lib/docker": false, "/etc/docker": false, "/lib": false,
 		"/var": false, "/var/lib": false, "/opt": false, "/home": false, "/mnt": false,
 		"/proc": false, "/proc/1": false, "/sys/fs/x": false, "/dev/shm/docker": false, "/tmp/docker": false, "/run/containerd": false,

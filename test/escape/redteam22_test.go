@@ -31,9 +31,11 @@ var movedEngineFiles = []string{
 	// config.
 	"/opt/vstorage-test/overlay-containers/89abcdef/userdata/config.json",
 	// Docker's again, at the --data-root a systemd drop-in gives dockerd,
-	// and the Docker snap's, at its own data root.
+	// and the Docker snap's, at its own data root, and a registry's
+	// client key in the snap's certs.d.
 	"/opt/vdocker-flag-test/containers/fedcba987654/config.v2.json",
 	"/var/snap/docker/common/var-lib-docker/containers/13579bdf/config.v2.json",
+	"/var/snap/docker/common/etc/certs.d/registry.example.test:5000/client.key",
 }
 
 // movedEngineSetup is TestRedteam22MovedEngineStateIsHidden's set-up, run
