@@ -180,8 +180,10 @@ func maskableRoot(r string) bool {
 	return !slices.ContainsFunc(kernelDirs, func(d string) bool { return fsx.Under(r, d) })
 }
 
-// dockerDataRoots are the data roots a Docker daemon.json (b) names:
-// "data-root" and the older "graph". dockerd reads the file with Go's
+// dockerDataRoots are the roots a Docker daemon.json (b) names:
+// "data-root" and the older "graph", and "exec-root" (its running
+// state: each container's runtime state, its network namespaces, its
+// plugins' sockets; /var/run/docker unless moved). dockerd reads the file with Go's
 // encoding/json, strict JSON (no comments), into its config's fields,
 // as this does: a key's case does not matter, the last of two wins, and
 // a file it cannot read names nothing.
@@ -189,12 +191,13 @@ func dockerDataRoots(b []byte) []string {
 	var c struct {
 		DataRoot string `json:"data-root"`
 		Graph    string `json:"graph"`
+		ExecRoot string `json:"exec-root"`
 	}
 	if json.Unmarshal(b, &c) != nil {
 		return nil
 	}
 	var out []string
-	for _, p := range []string{c.DataRoot, c.Graph} {
+	for _, p := range []string{c.DataRoot, c.Graph, c.ExecRoot} {
 		if p != "" {
 			out = append(out, p)
 		}
@@ -204,7 +207,8 @@ func dockerDataRoots(b []byte) []string {
 
 // dockerdFlagRoots are the data roots dockerd's flags name in b (a
 // systemd unit or drop-in, an environment file), on any line no # or ;
-// starts: --data-root and its older names --graph and -g, each as
+// starts: --data-root and its older names --graph and -g, and
+// --exec-root (dockerDataRoots), each as
 // "--data-root /x", "--data-root=/x", "-g /x", "-g=/x" or "-g/x", quotes
 // around a word or the whole taken away. One in an ExecStart= that a
 // later one replaces counts too: a root the engine was given is its,
@@ -219,11 +223,11 @@ func dockerdFlagRoots(b []byte) []string {
 		f := strings.Fields(strings.NewReplacer(`"`, " ", "'", " ").Replace(line))
 		for i, w := range f {
 			switch {
-			case w == "--data-root" || w == "--graph" || w == "-g":
+			case w == "--data-root" || w == "--graph" || w == "-g" || w == "--exec-root":
 				if i+1 < len(f) {
 					out = append(out, f[i+1])
 				}
-			case strings.HasPrefix(w, "--data-root="), strings.HasPrefix(w, "--graph="), strings.HasPrefix(w, "-g="):
+			case strings.HasPrefix(w, "--data-root="), strings.HasPrefix(w, "--graph="), strings.HasPrefix(w, "-g="), strings.HasPrefix(w, "--exec-root="):
 				_, v, _ := strings.Cut(w, "=")
 				out = append(out, v)
 			case strings.HasPrefix(w, "-g/"):

@@ -6,7 +6,8 @@ import (
 	"testing"
 )
 
-// TestDockerDataRoots: of a daemon.json, "data-root" and "graph" as
+// TestDockerDataRoots: of a daemon.json, "data-root", "graph" and
+// "exec-root" as
 // dockerd's encoding/json reads them (a key in another case too, the
 // last of two); a file it could not read (a comment, a trailing comma)
 // or a value not a string names nothing.
@@ -18,6 +19,7 @@ func TestDockerDataRoots(t *testing.T) {
 		{"data-root", `{"data-root": "/mnt/docker", "log-driver": "json-file"}`, []string{"/mnt/docker"}},
 		{"graph", `{"graph": "/data/docker"}`, []string{"/data/docker"}},
 		{"both", `{"graph": "/old", "data-root": "/new"}`, []string{"/new", "/old"}},
+		{"exec-root", `{"exec-root": "/data/docker-run", "data-root": "/data/docker"}`, []string{"/data/docker", "/data/docker-run"}},
 		{"case", `{"Data-Root": "/opt/docker"}`, []string{"/opt/docker"}},
 		{"last of two", `{"data-root": "/a", "data-root": "/b"}`, []string{"/b"}},
 		{"relative kept for the caller to refuse", `{"data-root": "docker"}`, []string{"docker"}},
@@ -46,6 +48,7 @@ func TestDockerdFlagRoots(t *testing.T) {
 	}{
 		{"drop-in", "[Service]\nExecStart=\nExecStart=/usr/bin/dockerd -H fd:// --containerd=/run/containerd/containerd.sock --data-root=/mnt/docker\n", []string{"/mnt/docker"}},
 		{"space", "ExecStart=/usr/bin/dockerd --data-root /data/docker -H fd://\n", []string{"/data/docker"}},
+		{"exec-root", "ExecStart=/usr/bin/dockerd --exec-root=/data/run --exec-root /data/run2 --exec-opt native.cgroupdriver=systemd\n", []string{"/data/run", "/data/run2"}},
 		{"graph", "ExecStart=/usr/bin/dockerd --graph=/a\nExecStart=/usr/bin/dockerd --graph /b\n", []string{"/a", "/b"}},
 		{"short", "ExecStart=/usr/bin/dockerd -g /a -G docker\nExecStart=/usr/bin/dockerd -g=/b\nExecStart=/usr/bin/dockerd -g/c\n", []string{"/a", "/b", "/c"}},
 		{"debian", "# DOCKER_OPTS=\"--dns 8.8.8.8\"\nDOCKER_OPTS=\"--data-root /srv/docker\"\n", []string{"/srv/docker"}},

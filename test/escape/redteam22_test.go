@@ -24,6 +24,9 @@ var movedEngineFiles = []string{
 	"/opt/vdocker-test/containers/0123456789ab/config.v2.json",
 	"/opt/vdocker-test/containers/0123456789ab/0123456789ab-json.log",
 	"/opt/vdocker-test/volumes/org-private-repo_db/_data/secret.txt",
+	// Docker's running state, at daemon.json's exec-root: a running
+	// container's runtime state.
+	"/opt/vdocker-run-test/runtime-runc/moby/0123456789ab/state.json",
 	// containerd's, at its config.toml's root: its metadata (every
 	// container's spec).
 	"/opt/vcontainerd-test/io.containerd.metadata.v1.bolt/meta.db",
@@ -62,6 +65,7 @@ mkdir -p /etc/docker /etc/containerd /etc/containers
 cat > /etc/docker/daemon.json <<'END'
 {
 	"data-root": "/opt/vdocker-test",
+	"exec-root": "/opt/vdocker-run-test",
 	"log-driver": "json-file"
 }
 END
@@ -92,7 +96,7 @@ chmod 0710 /opt/vdocker-test/containers /opt/vdocker-flag-test/containers /var/s
 chmod 0701 /opt/vdocker-test/volumes
 chmod 0755 /opt/vdocker-test/volumes/org-private-repo_db /opt/vdocker-test/volumes/org-private-repo_db/_data
 chmod 0644 /opt/vdocker-test/volumes/org-private-repo_db/_data/secret.txt
-chmod 0700 /opt/vstorage-test
+chmod 0700 /opt/vstorage-test /opt/vdocker-run-test
 `
 
 // TestRedteam22MovedEngineStateIsHidden: the twenty-second round's first
