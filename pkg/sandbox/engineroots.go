@@ -24,7 +24,7 @@ const maxEngineConfig = 1 << 20
 // config.toml (root and state, at its top level), and containers/storage's
 // storage.conf, which rootful Podman, Buildah and CRI-O read (graphroot,
 // runroot and imagestore, in its [storage] table; the distribution's file
-// in /usr/share and the administrator's in /etc).
+// in /usr/share and the administrator's in /etc, and their drop-ins).
 var engineConfigs = []struct {
 	path  string
 	roots func([]byte) []string
@@ -42,6 +42,11 @@ var engineConfigs = []struct {
 	{"/etc/containerd/config.toml", func(b []byte) []string { return tomlStrings(b, "root", "state") }},
 	{"/etc/containers/storage.conf", storageConfRoots},
 	{"/usr/share/containers/storage.conf", storageConfRoots},
+	// Its drop-ins, for every user and for root alone.
+	{"/etc/containers/storage.conf.d/*.conf", storageConfRoots},
+	{"/etc/containers/storage.rootful.conf.d/*.conf", storageConfRoots},
+	{"/usr/share/containers/storage.conf.d/*.conf", storageConfRoots},
+	{"/usr/share/containers/storage.rootful.conf.d/*.conf", storageConfRoots},
 }
 
 // engineDefaultRoots are the engines' own state outside /var/lib: the

@@ -33,6 +33,8 @@ var movedEngineFiles = []string{
 	// rootful Podman's, at storage.conf's graphroot: a container's
 	// config.
 	"/opt/vstorage-test/overlay-containers/89abcdef/userdata/config.json",
+	// and its images, at the imagestore a drop-in of storage.conf names.
+	"/opt/vimages-test/overlay-images/images.json",
 	// Docker's again, at the --data-root a systemd drop-in gives dockerd,
 	// and the Docker snap's, at its own data root, and a registry's
 	// client key in the snap's certs.d.
@@ -46,8 +48,9 @@ var movedEngineFiles = []string{
 // become overlays (their upper layers on tmpfs at $OV, $OV2 and $OV3, so
 // the host's own are never written), each of $FILES a root-only file
 // with the token, and the engines' configs (daemon.json, a drop-in's
-// dockerd --data-root, containerd's config.toml, storage.conf) name their
-// roots in /opt (the Docker snap's is its own, in /var/snap), with the
+// dockerd --data-root, containerd's config.toml, storage.conf and a
+// drop-in of it) name their roots in /opt (the Docker snap's is its own,
+// in /var/snap), with the
 // modes the engines give them (Docker's older 0711 data root, which lets
 // every user in, 0701 volumes, a volume's data 0755).
 const movedEngineSetup = `for d in /etc /opt /var; do
@@ -84,19 +87,24 @@ driver = "overlay"
 runroot = "/run/containers/storage"
 graphroot = "/opt/vstorage-test"
 END
+mkdir -p /etc/containers/storage.conf.d
+cat > /etc/containers/storage.conf.d/10-images.conf <<'END'
+[storage]
+imagestore = "/opt/vimages-test"
+END
 mkdir -p /etc/systemd/system/docker.service.d
 cat > /etc/systemd/system/docker.service.d/data-root.conf <<'END'
 [Service]
 ExecStart=
 ExecStart=/usr/bin/dockerd -H fd:// --containerd=/run/containerd/containerd.sock --data-root=/opt/vdocker-flag-test
 END
-chmod 0644 /etc/docker/daemon.json /etc/containerd/config.toml /etc/containers/storage.conf /etc/systemd/system/docker.service.d/data-root.conf
+chmod 0644 /etc/docker/daemon.json /etc/containerd/config.toml /etc/containers/storage.conf /etc/containers/storage.conf.d/10-images.conf /etc/systemd/system/docker.service.d/data-root.conf
 chmod 0711 /opt/vdocker-test /opt/vcontainerd-test /opt/vdocker-flag-test /var/snap/docker/common/var-lib-docker
 chmod 0710 /opt/vdocker-test/containers /opt/vdocker-flag-test/containers /var/snap/docker/common/var-lib-docker/containers
 chmod 0701 /opt/vdocker-test/volumes
 chmod 0755 /opt/vdocker-test/volumes/org-private-repo_db /opt/vdocker-test/volumes/org-private-repo_db/_data
 chmod 0644 /opt/vdocker-test/volumes/org-private-repo_db/_data/secret.txt
-chmod 0700 /opt/vstorage-test /opt/vdocker-run-test
+chmod 0700 /opt/vstorage-test /opt/vdocker-run-test /opt/vimages-test
 `
 
 // TestRedteam22MovedEngineStateIsHidden: the twenty-second round's first
