@@ -811,9 +811,10 @@ func runConfined(ctx context.Context, spec Spec, bwrap, cwd string, gate *turnGa
 	// A directory of secrets whose files are named by a glob may be one
 	// a group may enter and not list (/etc/ssl/private, 0710 root:ssl-cert):
 	// the glob found nothing there, and the run could still open a key by
-	// its name. Where the run may enter it, it is masked whole; so is
-	// each container engine's state that its config moved elsewhere.
-	for _, d := range slices.Concat(secretDirs, engineDataRoots()) {
+	// its name. Where the run may enter it, it is masked whole (at the
+	// path its links lead to); so is each container engine's state that
+	// its config moved elsewhere.
+	for _, d := range secretDirsToMask() {
 		if fi, err := os.Stat(d); err != nil || !fi.IsDir() {
 			continue
 		}

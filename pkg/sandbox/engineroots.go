@@ -99,6 +99,40 @@ func engineDataRoots() []string {
 	return out
 }
 
+// secretDirsToMask are the directories the broker's secretDirs loop
+// masks where the run may enter them: secretDirs that are there, each
+// that is a link at the path it leads to (bubblewrap makes its masks
+// from a root of its own, where a link's absolute target is not there:
+// /var/lib/docker -> /data/docker failed every run, "Can't mount tmpfs
+// on /newroot/var/lib/docker"), never / or a system directory, then
+// engineDataRoots, each once. A secretDirs entry not there costs one
+// lstat, as the loop's stat of it did.
+func secretDirsToMask() []string {
+	out := make([]string, 0, 8)
+	for _, d := range secretDirs {
+		var st unix.Stat_t
+		if unix.Lstat(d, &st) != nil {
+			continue
+		}
+		if st.Mode&unix.S_IFMT == unix.S_IFLNK {
+			r, err := filepath.EvalSymlinks(d)
+			if err != nil || r == "/" || systemDir(r) {
+				continue
+			}
+			d = r
+		}
+		if !slices.Contains(out, d) {
+			out = append(out, d)
+		}
+	}
+	for _, r := range engineDataRoots() {
+		if !slices.Contains(out, r) {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
 // engineStockRoots are the engines' data roots secretDirs masks, where a
 // data disk is often bind-mounted rather than named in a config (an
 // fstab line binding /data/docker on /var/lib/docker).

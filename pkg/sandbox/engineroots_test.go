@@ -1,6 +1,8 @@
 package sandbox
 
 import (
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -171,4 +173,28 @@ func FuzzEngineConfigs(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestSecretDirsToMask: a secret directory that is there is kept, one
+// that is a link is at the path it leads to (once, where another names
+// that path too), one not there or a link to / is not.
+func TestSecretDirsToMask(t *testing.T) {
+	d := t.TempDir()
+	real := filepath.Join(d, "real")
+	if err := os.Mkdir(real, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	for link, to := range map[string]string{"link": real, "root": "/"} {
+		if err := os.Symlink(to, filepath.Join(d, link)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	old := secretDirs
+	t.Cleanup(func() { secretDirs = old })
+	secretDirs = []string{filepath.Join(d, "link"), real, filepath.Join(d, "missing"), filepath.Join(d, "root")}
+	got := secretDirsToMask()
+	want := append([]string{real}, engineDataRoots()...)
+	if !slices.Equal(got, want) {
+		t.Errorf("secretDirsToMask = %q, want %q", got, want)
+	}
 }

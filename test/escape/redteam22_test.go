@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -328,6 +329,69 @@ func TestRedteam22BoundDataRootIsHidden(t *testing.T) {
 				[]string{"OV2=" + t.TempDir(), "OV3=" + t.TempDir(), "FILES=" + strings.Join(boundRootFiles, " ")},
 				c.withArgs(args)...)
 			checkScriptRan(t, res, len(boundRootFiles)+1)
+		})
+	}
+}
+
+// linkedRootFiles are the files of Docker's state that
+// TestRedteam22LinkedDataRootIsHidden adds where linkedRootSetup's link
+// /var/lib/docker leads.
+var linkedRootFiles = []string{
+	"/opt/vlink-test/docker/containers/0123456789ab/config.v2.json",
+	"/opt/vlink-test/docker/volumes/org-private-repo_db/_data/secret.txt",
+}
+
+// linkedRootSetup is TestRedteam22LinkedDataRootIsHidden's set-up, run as
+// root in a mount namespace of the test's own: /opt and /var become
+// overlays (on tmpfs at $OV2 and $OV3), Docker's state is made in
+// /opt/vlink-test/docker with Docker's modes, and /var/lib/docker is a
+// link to it, the other usual way to move it to a data disk.
+const linkedRootSetup = `for d in /opt /var; do
+	ov=$OV2; [ "$d" = /var ] && ov=$OV3
+	mount -t tmpfs -o mode=0755 tmpfs "$ov"
+	mkdir "$ov/u" "$ov/w"
+	mount -t overlay overlay -o "lowerdir=$d,upperdir=$ov/u,workdir=$ov/w" "$d"
+done
+for f in $FILES; do
+	mkdir -p "${f%/*}"
+	echo "h122-tenant-token $f" > "$f"
+	chmod 0600 "$f"
+done
+d=/opt/vlink-test/docker
+chmod 0711 "$d"
+chmod 0710 "$d/containers"
+chmod 0701 "$d/volumes"
+chmod 0755 "$d/volumes/org-private-repo_db" "$d/volumes/org-private-repo_db/_data"
+chmod 0644 "$d/volumes/org-private-repo_db/_data/secret.txt"
+rm -rf /var/lib/docker
+ln -s "$d" /var/lib/docker
+`
+
+// TestRedteam22LinkedDataRootIsHidden: the round's fourth attempt
+// (scripts/redteam21state.py), for every caller and a --root-sandbox
+// run: a host whose /var/lib/docker is a link to a data disk
+// (/var/lib/docker -> /opt/vlink-test/docker here). Every confined run
+// failed there ("bwrap: Can't mount tmpfs on /newroot/var/lib/docker: No
+// such file or directory": bubblewrap makes its masks from a root of its
+// own, where the link's absolute target is not). The mask is now made at
+// the path the link leads to (secretDirsToMask): the run goes on, and
+// the state is hidden at both names.
+func TestRedteam22LinkedDataRootIsHidden(t *testing.T) {
+	requireBwrap(t)
+	requireRoot(t, "the test links /var/lib/docker in a mount namespace of its own")
+	requireTools(t, "python3", "unshare", "setpriv")
+	for _, c := range callers(t) {
+		t.Run(c.name(), func(t *testing.T) {
+			dir := workTree(t)
+			read := append(slices.Clone(linkedRootFiles), "/var/lib/docker/volumes/org-private-repo_db/_data/secret.txt")
+			args := append(append([]string{"--", "python3", "redteam21state.py"}, read...), "--list", "/opt/vlink-test/docker/containers", "/var/lib/docker/containers")
+			res := vigilesInMountNS(t, c.runner, dir, linkedRootSetup,
+				[]string{"OV2=" + t.TempDir(), "OV3=" + t.TempDir(), "FILES=" + strings.Join(linkedRootFiles, " ")},
+				c.withArgs(args)...)
+			if res.Error != "" {
+				t.Fatalf("the run failed: %s", res.Error)
+			}
+			checkScriptRan(t, res, len(read)+2)
 		})
 	}
 }
