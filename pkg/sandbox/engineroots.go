@@ -20,8 +20,9 @@ const maxEngineConfig = 1 << 20
 // their state away from secretDirs' /var/lib/docker, /var/lib/containerd
 // and /var/lib/containers (a runner machine's big data disk: /mnt/docker,
 // /data/docker), and the settings that name where it went: Docker's
-// daemon.json ("data-root", and "graph", its older name), containerd's
-// config.toml (root and state, at its top level), and containers/storage's
+// daemon.json ("data-root", and "graph", its older name; "exec-root")
+// and dockerd's flags, containerd's config.toml (root and state, at its
+// top level) and flags, and containers/storage's
 // storage.conf, which rootful Podman, Buildah and CRI-O read (graphroot,
 // runroot and imagestore, in its [storage] table; the distribution's file
 // in /usr/share and the administrator's in /etc, and their drop-ins).
@@ -40,6 +41,9 @@ var engineConfigs = []struct {
 	{"/etc/default/docker", dockerdFlagRoots},
 	{"/etc/sysconfig/docker", dockerdFlagRoots},
 	{"/etc/containerd/config.toml", func(b []byte) []string { return tomlStrings(b, "root", "state") }},
+	// containerd's own flags, in its unit or a drop-in.
+	{"/etc/systemd/system/containerd.service", containerdFlagRoots},
+	{"/etc/systemd/system/containerd.service.d/*.conf", containerdFlagRoots},
 	{"/etc/containers/storage.conf", storageConfRoots},
 	{"/usr/share/containers/storage.conf", storageConfRoots},
 	// Its drop-ins, for every user and for root alone.
@@ -47,6 +51,10 @@ var engineConfigs = []struct {
 	{"/etc/containers/storage.rootful.conf.d/*.conf", storageConfRoots},
 	{"/usr/share/containers/storage.conf.d/*.conf", storageConfRoots},
 	{"/usr/share/containers/storage.rootful.conf.d/*.conf", storageConfRoots},
+	// CRI-O's own root and runroot ([crio] of crio.conf and its
+	// drop-ins), which override storage.conf's for it.
+	{"/etc/crio/crio.conf", crioRoots},
+	{"/etc/crio/crio.conf.d/*.conf", crioRoots},
 }
 
 // engineDefaultRoots are the engines' own state outside /var/lib: the
@@ -244,15 +252,26 @@ func dockerDataRoots(b []byte) []string {
 	return out
 }
 
-// dockerdFlagRoots are the data roots dockerd's flags name in b (a
-// systemd unit or drop-in, an environment file), on any line no # or ;
-// starts: --data-root and its older names --graph and -g, and
-// --exec-root (dockerDataRoots), each as
-// "--data-root /x", "--data-root=/x", "-g /x", "-g=/x" or "-g/x", quotes
-// around a word or the whole taken away. One in an ExecStart= that a
-// later one replaces counts too: a root the engine was given is its,
-// and what it left there as well.
+// dockerdFlagRoots are the roots dockerd's flags name in b (flagRoots):
+// --data-root and its older names --graph and -g, and --exec-root
+// (dockerDataRoots).
 func dockerdFlagRoots(b []byte) []string {
+	return flagRoots(b, "--data-root", "--graph", "-g", "--exec-root")
+}
+
+// containerdFlagRoots are the roots containerd's flags name in b
+// (flagRoots): --root and --state, its config's root and state.
+func containerdFlagRoots(b []byte) []string {
+	return flagRoots(b, "--root", "--state")
+}
+
+// flagRoots are the values a daemon's flags (each of flags) take in b (a
+// systemd unit or drop-in, an environment file), on any line no # or ;
+// starts: "--flag /x" or "--flag=/x", and for a one-letter flag "-g /x",
+// "-g=/x" or "-g/x", quotes around a word or the whole taken away. One in
+// an ExecStart= that a later one replaces counts too: a root the engine
+// was given is its, and what it left there as well.
+func flagRoots(b []byte, flags ...string) []string {
 	var out []string
 	for _, line := range strings.Split(string(b), "\n") {
 		line = strings.TrimSpace(line)
@@ -261,16 +280,17 @@ func dockerdFlagRoots(b []byte) []string {
 		}
 		f := strings.Fields(strings.NewReplacer(`"`, " ", "'", " ").Replace(line))
 		for i, w := range f {
-			switch {
-			case w == "--data-root" || w == "--graph" || w == "-g" || w == "--exec-root":
-				if i+1 < len(f) {
-					out = append(out, f[i+1])
+			for _, fl := range flags {
+				switch {
+				case w == fl:
+					if i+1 < len(f) {
+						out = append(out, f[i+1])
+					}
+				case strings.HasPrefix(w, fl+"="):
+					out = append(out, w[len(fl)+1:])
+				case len(fl) == 2 && strings.HasPrefix(w, fl+"/"):
+					out = append(out, w[2:])
 				}
-			case strings.HasPrefix(w, "--data-root="), strings.HasPrefix(w, "--graph="), strings.HasPrefix(w, "-g="), strings.HasPrefix(w, "--exec-root="):
-				_, v, _ := strings.Cut(w, "=")
-				out = append(out, v)
-			case strings.HasPrefix(w, "-g/"):
-				out = append(out, w[2:])
 			}
 		}
 	}
@@ -283,6 +303,12 @@ func dockerdFlagRoots(b []byte) []string {
 // imagestore (its images, where kept apart from graphroot).
 func storageConfRoots(b []byte) []string {
 	return tomlStrings(b, "storage.graphroot", "storage.runroot", "storage.imagestore")
+}
+
+// crioRoots are the stores a CRI-O crio.conf (b) names in its [crio]
+// table: root and runroot.
+func crioRoots(b []byte) []string {
+	return tomlStrings(b, "crio.root", "crio.runroot")
 }
 
 // tomlStrings are the string values the TOML document b gives the keys

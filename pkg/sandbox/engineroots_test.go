@@ -68,6 +68,15 @@ func TestDockerdFlagRoots(t *testing.T) {
 	}
 }
 
+// TestContainerdFlagRoots: of containerd's unit or a drop-in, --root
+// and --state; not --config, nor another flag that starts alike.
+func TestContainerdFlagRoots(t *testing.T) {
+	b := []byte("[Service]\nExecStart=\nExecStart=/usr/bin/containerd --root /data/containerd --state=/data/containerd-state -c /etc/containerd/config.toml --rootless x\n#ExecStart=/usr/bin/containerd --root /old\n")
+	if got, want := containerdFlagRoots(b), []string{"/data/containerd", "/data/containerd-state"}; !slices.Equal(got, want) {
+		t.Errorf("containerdFlagRoots = %q, want %q", got, want)
+	}
+}
+
 // TestContainerdRoots: of a containerd config.toml, root and state at
 // its top level only (a plugin's root in a table is not the daemon's),
 // in either quoting, a comment after them; a commented-out line, a key in
@@ -128,6 +137,15 @@ func TestStorageConfRoots(t *testing.T) {
 	}
 }
 
+// TestCrioRoots: of a crio.conf, root and runroot of [crio], not of its
+// subtables ([crio.runtime]).
+func TestCrioRoots(t *testing.T) {
+	b := []byte("[crio]\nroot = \"/data/crio\"\nrunroot = \"/run/containers/storage\"\n[crio.runtime]\nroot = \"/x\"\n")
+	if got, want := crioRoots(b), []string{"/data/crio", "/run/containers/storage"}; !slices.Equal(got, want) {
+		t.Errorf("crioRoots = %q, want %q", got, want)
+	}
+}
+
 // TestMaskableRoot: an engine's root elsewhere is masked; /, a system
 // directory or one in it, a shared directory itself, and what the
 // sandbox makes anew are not.
@@ -167,9 +185,9 @@ func FuzzEngineConfigs(f *testing.F) {
 				t.Errorf("tomlStrings found %q, not in %q", p, b)
 			}
 		}
-		for _, p := range dockerdFlagRoots(b) {
+		for _, p := range slices.Concat(dockerdFlagRoots(b), containerdFlagRoots(b)) {
 			if !strings.Contains(string(b), p) {
-				t.Errorf("dockerdFlagRoots found %q, not in %q", p, b)
+				t.Errorf("flagRoots found %q, not in %q", p, b)
 			}
 		}
 	})

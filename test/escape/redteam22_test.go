@@ -42,6 +42,10 @@ var movedEngineFiles = []string{
 	"/opt/vdocker-flag-test/containers/fedcba987654/config.v2.json",
 	"/var/snap/docker/common/var-lib-docker/containers/13579bdf/config.v2.json",
 	"/var/snap/docker/common/etc/certs.d/registry.example.test:5000/client.key",
+	// containerd's, at the --root a drop-in of its unit gives it, and
+	// CRI-O's, at crio.conf's root.
+	"/opt/vcontainerd-flag-test/io.containerd.metadata.v1.bolt/meta.db",
+	"/opt/vcrio-test/overlay-containers/2468ace0/userdata/config.json",
 }
 
 // movedEngineSetup is TestRedteam22MovedEngineStateIsHidden's set-up, run
@@ -49,8 +53,9 @@ var movedEngineFiles = []string{
 // become overlays (their upper layers on tmpfs at $OV, $OV2 and $OV3, so
 // the host's own are never written), each of $FILES a root-only file
 // with the token, and the engines' configs (daemon.json, a drop-in's
-// dockerd --data-root, containerd's config.toml, storage.conf and a
-// drop-in of it) name their roots in /opt (the Docker snap's is its own,
+// dockerd --data-root, containerd's config.toml and a drop-in's
+// containerd --root, storage.conf and a drop-in of it, crio.conf) name
+// their roots in /opt (the Docker snap's is its own,
 // in /var/snap), with the
 // modes the engines give them (Docker's older 0711 data root, which lets
 // every user in, 0701 volumes, a volume's data 0755).
@@ -93,19 +98,31 @@ cat > /etc/containers/storage.conf.d/10-images.conf <<'END'
 [storage]
 imagestore = "/opt/vimages-test"
 END
+mkdir -p /etc/systemd/system/containerd.service.d /etc/crio
+cat > /etc/systemd/system/containerd.service.d/root.conf <<'END'
+[Service]
+ExecStart=
+ExecStart=/usr/bin/containerd --root /opt/vcontainerd-flag-test
+END
+cat > /etc/crio/crio.conf <<'END'
+[crio]
+root = "/opt/vcrio-test"
+runroot = "/run/containers/storage"
+END
 mkdir -p /etc/systemd/system/docker.service.d
 cat > /etc/systemd/system/docker.service.d/data-root.conf <<'END'
 [Service]
 ExecStart=
 ExecStart=/usr/bin/dockerd -H fd:// --containerd=/run/containerd/containerd.sock --data-root=/opt/vdocker-flag-test
 END
-chmod 0644 /etc/docker/daemon.json /etc/containerd/config.toml /etc/containers/storage.conf /etc/containers/storage.conf.d/10-images.conf /etc/systemd/system/docker.service.d/data-root.conf
+chmod 0644 /etc/docker/daemon.json /etc/containerd/config.toml /etc/containers/storage.conf /etc/containers/storage.conf.d/10-images.conf /etc/systemd/system/docker.service.d/data-root.conf \
+	/etc/systemd/system/containerd.service.d/root.conf /etc/crio/crio.conf
 chmod 0711 /opt/vdocker-test /opt/vcontainerd-test /opt/vdocker-flag-test /var/snap/docker/common/var-lib-docker
 chmod 0710 /opt/vdocker-test/containers /opt/vdocker-flag-test/containers /var/snap/docker/common/var-lib-docker/containers
 chmod 0701 /opt/vdocker-test/volumes
 chmod 0755 /opt/vdocker-test/volumes/org-private-repo_db /opt/vdocker-test/volumes/org-private-repo_db/_data
 chmod 0644 /opt/vdocker-test/volumes/org-private-repo_db/_data/secret.txt
-chmod 0700 /opt/vstorage-test /opt/vdocker-run-test /opt/vimages-test
+chmod 0700 /opt/vstorage-test /opt/vdocker-run-test /opt/vimages-test /opt/vcontainerd-flag-test /opt/vcrio-test
 `
 
 // TestRedteam22MovedEngineStateIsHidden: the twenty-second round's first
