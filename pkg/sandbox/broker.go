@@ -599,6 +599,11 @@ func runConfined(ctx context.Context, spec Spec, bwrap, cwd string, gate *turnGa
 	// secrets and the caller's HOME (masked too), and, for another uid,
 	// what that uid may reach.
 	view, maskDirs, maskFiles := runView(spec.StrictFS, cred, os.Getenv)
+	// The directories of secrets and of the other tenants' state masked
+	// whole: a tree that holds one, or a mount inside the tree from one
+	// (a Docker volume bound into a checkout), is refused as for the
+	// masks above.
+	secretMasks := secretDirsEntered(view)
 	if claude := sandboxHome + "/.claude"; fsx.Under(spec.Dir, claude) {
 		// The init makes the env file's and the plugin data's
 		// directories there in the command's HOME, and reads the env
@@ -606,7 +611,7 @@ func runConfined(ctx context.Context, spec Spec, bwrap, cwd string, gate *turnGa
 		// both from the hook and the env file from the record.
 		return fail(fmt.Errorf("%w: the work tree %s lies in %s, where a confined run keeps the command's Claude Code files (its CLAUDE_ENV_FILE, its plugins' data) in its HOME; fix: copy the tree elsewhere (cp -r %s /tmp/tree) and run there", ErrRefused, spec.Dir, claude, spec.Dir))
 	}
-	if h := hiddenInTree(spec.Dir, view, maskFiles); h != "" {
+	if h := hiddenInTree(spec.Dir, view, slices.Concat(maskFiles, secretMasks)); h != "" {
 		if envNamesDir(os.Getenv("TMPDIR"), h) {
 			// A project's TMPDIR=$PWD/.tmp: another directory would hold
 			// it as well.
@@ -657,7 +662,7 @@ func runConfined(ctx context.Context, spec Spec, bwrap, cwd string, gate *turnGa
 	if err != nil {
 		return fail(fmt.Errorf("%w: listing the file systems mounted inside the work tree: %w", ErrRefused, err))
 	}
-	if m, h, how := hiddenMountInTree(spec.Dir, view, maskFiles, mounts); m != "" {
+	if m, h, how := hiddenMountInTree(spec.Dir, view, slices.Concat(maskFiles, secretMasks), mounts); m != "" {
 		return fail(fmt.Errorf("%w: the work tree %s has a file system mounted inside it (%s) whose source %s %s, which a confined run hides from the command (a HOME, a TMPDIR, a runner's files, secrets), and the tree is shown whole; fix: unmount it, or give a directory that holds only the project (cd into it, or name it: %s)", ErrRefused, spec.Dir, mountList(spec.Dir, []string{m}), how, h, workTreeFlags))
 	}
 	// Credential files the caller's environment names: in the tree the
@@ -808,20 +813,11 @@ func runConfined(ctx context.Context, spec Spec, bwrap, cwd string, gate *turnGa
 			p.MaskFiles = append(p.MaskFiles, f)
 		}
 	}
-	// A directory of secrets whose files are named by a glob may be one
-	// a group may enter and not list (/etc/ssl/private, 0710 root:ssl-cert):
-	// the glob found nothing there, and the run could still open a key by
-	// its name. Where the run may enter it, it is masked whole (at the
-	// path its links lead to); so is each container engine's state that
-	// its config moved elsewhere.
-	for _, d := range secretDirsToMask() {
-		if fi, err := os.Stat(d); err != nil || !fi.IsDir() {
-			continue
-		}
-		if view.mayRead(d, 0o1) {
-			maskDirs = append(maskDirs, d)
-			p.MaskFiles = slices.DeleteFunc(p.MaskFiles, func(f string) bool { return fsx.Under(f, d) })
-		}
+	// The directories of secrets masked whole (secretDirsEntered): the
+	// files found in them are under the mask.
+	for _, d := range secretMasks {
+		maskDirs = append(maskDirs, d)
+		p.MaskFiles = slices.DeleteFunc(p.MaskFiles, func(f string) bool { return fsx.Under(f, d) })
 	}
 	// A CI runner's secrets and the git credentials a checkout left
 	// around the tree (those in it the init hides; see gitcreds.go).
@@ -1471,6 +1467,23 @@ func othersMayRewrite(st *unix.Stat_t) bool { return hostprog.MayRewrite(st) }
 func readByte(r io.Reader) bool {
 	n, _ := r.Read(make([]byte, 1))
 	return n == 1
+}
+
+// secretDirsEntered are the directories of secretDirsToMask that are
+// there and that the run (v) may enter. A directory of secrets whose
+// files are named by a glob may be one a group may enter and not list
+// (/etc/ssl/private, 0710 root:ssl-cert): the glob found nothing there,
+// and the run could still open a key by its name. So each is masked
+// whole (at the path its links lead to), as is each container engine's
+// state that its config moved elsewhere.
+func secretDirsEntered(v hostView) []string {
+	var out []string
+	for _, d := range secretDirsToMask() {
+		if fi, err := os.Stat(d); err == nil && fi.IsDir() && v.mayRead(d, 0o1) {
+			out = append(out, d)
+		}
+	}
+	return out
 }
 
 // existingSecretFiles expands secretFiles on this host, and adds the

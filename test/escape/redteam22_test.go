@@ -155,7 +155,7 @@ func TestRedteam22MovedEngineStateIsHidden(t *testing.T) {
 	}
 }
 
-// volumeBindSetup is TestRedteam22VolumeBoundIntoTheTreeIsShown's set-up,
+// volumeBindSetup is TestRedteam22VolumeBoundIntoTheTreeIsRefused's set-up,
 // run as root in a mount namespace of the test's own: /var becomes an
 // overlay (its upper layer on a tmpfs at $OV2), Docker's state there
 // holds a named volume's data (world-readable, as a container left it,
@@ -176,19 +176,20 @@ mkdir "$TREE/data"
 mount --bind "$v" "$TREE/data"
 `
 
-// TestRedteam22VolumeBoundIntoTheTreeIsShown pins an honest limit, the
-// round's second attempt (scripts/redteam21state.py): a Docker volume
-// (under /var/lib/docker, which round twenty-one masks) bind-mounted into
-// the work tree is not refused by the check of the mounts inside the
-// tree (hiddenMountInTree), which knows the masks of maskedDirs, a HOME
-// and a runner's directories, not those of secretDirs or of
-// engineDataRoots: a --root-sandbox run, and every run whose writes are
-// recorded by copy (nobody's, root's on a tree nobody owns), reads the
-// volume's data through the tree. A root caller's run on its own tree
-// without --root-sandbox is refused, for the mount alone (its id-mapped
-// hand-over leaves mounts out). When that check counts those masks, the
-// reads here become refusals, and this test is to say so.
-func TestRedteam22VolumeBoundIntoTheTreeIsShown(t *testing.T) {
+// TestRedteam22VolumeBoundIntoTheTreeIsRefused, the round's second
+// attempt (scripts/redteam21state.py): a Docker volume (under
+// /var/lib/docker, which round twenty-one masks) bind-mounted into the
+// work tree, as a checkout that shares a volume with a job's service has
+// it, would show the volume's data through the tree, where the tree is
+// shown whole. The check of the mounts inside the tree
+// (hiddenMountInTree) counts the directories of secrets and of the
+// engines' state masked whole (secretDirsEntered), as it counts a HOME's
+// and a runner's: every caller's run is refused, naming the mount and
+// /var/lib/docker. Before, a --root-sandbox run, and every run whose
+// writes are recorded by copy (nobody's, root's on a tree nobody owns),
+// read the volume's data; a root caller's run on its own tree was refused
+// for the mount alone (its id-mapped hand-over leaves mounts out).
+func TestRedteam22VolumeBoundIntoTheTreeIsRefused(t *testing.T) {
 	requireBwrap(t)
 	requireRoot(t, "the test binds a volume into the tree in a mount namespace of its own")
 	requireTools(t, "python3", "unshare", "setpriv")
@@ -197,14 +198,11 @@ func TestRedteam22VolumeBoundIntoTheTreeIsShown(t *testing.T) {
 			dir := workTree(t)
 			res := vigilesInMountNSAny(t, c.runner, dir, volumeBindSetup, []string{"OV2=" + t.TempDir(), "TREE=" + dir},
 				c.withArgs([]string{"--", "python3", "redteam21state.py", dir + "/data/secret.txt"})...)
-			if c.runner.cred == nil && c.runner.owner == nil && !c.rootSandbox {
-				if res.Tier != "refused" || !strings.Contains(res.Refusal, "mounted inside it") {
-					t.Fatalf("tier %s (refusal %q), want the refusal of a root-owned tree with a mount inside it", res.Tier, res.Refusal)
-				}
-				return
+			if strings.Contains(res.Stdout, "ESCAPE") {
+				t.Errorf("stdout %q: the volume's data was read through the tree", res.Stdout)
 			}
-			if res.Tier != "confined" || !strings.Contains(res.Stdout, "ESCAPE: read "+dir+"/data/secret.txt") {
-				t.Fatalf("tier %s (refusal %q, error %q), stdout %q: want the volume's data read through the tree (the limit this test pins); if it is now hidden or refused, turn this test into the attempt's check and the limit in docs/security.md into a row", res.Tier, res.Refusal, res.Error, res.Stdout)
+			if res.Tier != "refused" || !strings.Contains(res.Refusal, "mounted inside it") || !strings.Contains(res.Refusal, "lies in /var/lib/docker") {
+				t.Fatalf("tier %s (refusal %q, error %q), stdout %q: want the run refused for the volume mounted inside the tree, whose source lies in /var/lib/docker", res.Tier, res.Refusal, res.Error, res.Stdout)
 			}
 		})
 	}
@@ -409,6 +407,46 @@ func TestRedteam22LinkedDataRootIsHidden(t *testing.T) {
 				t.Fatalf("the run failed: %s", res.Error)
 			}
 			checkScriptRan(t, res, len(read)+2)
+		})
+	}
+}
+
+// TestRedteam22TreeHoldingMovedEngineStateIsRefused: a run whose work
+// tree holds an engine's data root that its config moved there (--workdir
+// /opt, with daemon.json's data-root /opt/vdocker-test), as root on its
+// own tree and with --root-sandbox, is refused, naming the root: the tree
+// is shown whole, beside the masks, so a mask inside it would hide
+// nothing. Before, such a tree was shown whole, the containers' configs
+// in it. /etc and /opt are overlays on tmpfs in a mount namespace of the
+// test's own.
+func TestRedteam22TreeHoldingMovedEngineStateIsRefused(t *testing.T) {
+	requireBwrap(t)
+	requireRoot(t, "the test moves Docker's data root in a mount namespace of its own")
+	requireTools(t, "python3", "unshare", "setpriv")
+	const setup = `for d in /etc /opt; do
+	ov=$OV; [ "$d" = /opt ] && ov=$OV2
+	mount -t tmpfs -o mode=0755 tmpfs "$ov"
+	mkdir "$ov/u" "$ov/w"
+	mount -t overlay overlay -o "lowerdir=$d,upperdir=$ov/u,workdir=$ov/w" "$d"
+done
+mkdir -p /etc/docker /opt/vdocker-test/containers/0123456789ab
+echo '{"data-root": "/opt/vdocker-test"}' > /etc/docker/daemon.json
+echo h122-tenant-token > /opt/vdocker-test/containers/0123456789ab/config.v2.json
+chmod 0711 /opt/vdocker-test
+`
+	for _, c := range callers(t) {
+		if c.runner.cred != nil || c.runner.owner != nil {
+			continue // the tree is root's own
+		}
+		t.Run(c.name(), func(t *testing.T) {
+			res := vigilesInMountNSAny(t, c.runner, "/opt", setup, []string{"OV=" + t.TempDir(), "OV2=" + t.TempDir()},
+				c.withArgs([]string{"--", "cat", "/opt/vdocker-test/containers/0123456789ab/config.v2.json"})...)
+			if strings.Contains(res.Stdout, "h122-tenant-token") {
+				t.Errorf("stdout %q: a container's config was read in the tree", res.Stdout)
+			}
+			if res.Tier != "refused" || !strings.Contains(res.Refusal, "holds /opt/vdocker-test") {
+				t.Fatalf("tier %s (refusal %q, error %q), stdout %q: want the run refused for the tree holding the moved data root", res.Tier, res.Refusal, res.Error, res.Stdout)
+			}
 		})
 	}
 }
