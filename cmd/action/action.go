@@ -95,6 +95,9 @@ INPUT_NAME upper-cased, its hyphens kept or made underscores
                    and may make annotations of them. The JSON report holds
                    the output either way
 
+action.yml's runtime and image inputs choose how this command is started
+(the published image, or a build on the runner); it reads neither.
+
 Outputs (GITHUB_OUTPUT): verdict, findings, failed, report (JSON path).
 The JSON report is written to $RUNNER_TEMP/vigiles/ (without RUNNER_TEMP,
 to vigiles/ in the working directory).
