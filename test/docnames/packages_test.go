@@ -53,3 +53,31 @@ func TestArchitectureNamesEveryPackage(t *testing.T) {
 		}
 	}
 }
+
+// TestEveryDocIsReadAndLinked: each page under docs/ is one this
+// package checks (the docs list) and one README.md's table links, so a
+// page added later is neither left unchecked nor left for a newcomer to
+// find by chance.
+func TestEveryDocIsReadAndLinked(t *testing.T) {
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pages, err := filepath.Glob("../../docs/*.md")
+	if err != nil || len(pages) == 0 {
+		t.Fatalf("no page under docs/ (%v)", err)
+	}
+	checked := map[string]bool{}
+	for _, d := range docs {
+		checked[d] = true
+	}
+	for _, p := range pages {
+		rel := "docs/" + filepath.Base(p)
+		if !checked[rel] {
+			t.Errorf("%s is not in test/docnames' docs list, so the names it quotes go unchecked", rel)
+		}
+		if !strings.Contains(string(readme), "]("+rel+")") {
+			t.Errorf("README.md's Documentation table does not link %s", rel)
+		}
+	}
+}
