@@ -67,7 +67,7 @@ Examples:
   vigiles test --config ci/vigiles.yml --format json --output vigiles-report.json
   vigiles test --format sarif --output vigiles.sarif
   vigiles test --shard 2/4 --format json --output shard-2.json   # then: vigiles merge shard-*.json
-  vigiles test --egress allow --allow api.example.test            # let hooks reach one host, record the rest
+  vigiles test --egress allow --allow api.example.test            # let hooks reach one host; the rest are blocked and recorded
 
 Exit status: 0 every expectation holds and no finding is an error; 1 an
 expectation failed, or a finding of severity error (a malformed declaration
