@@ -74,3 +74,31 @@ func allowed(pkg, dep string) bool {
 	return dep == module+"/pkg/evidence" || dep == module+"/pkg/report" ||
 		strings.HasPrefix(dep, module+"/pkg/sandbox/") && pkg == module+"/pkg/sandbox"
 }
+
+// testOnly are the packages docs/architecture.md says tests alone import:
+// none may be linked into a binary (a fake GitHub API, executors that run
+// a command unconfined, a test binary handed to another user).
+var testOnly = []string{
+	module + "/internal/allocs", module + "/internal/loopfs", module + "/internal/ptytest", module + "/internal/testbin",
+	module + "/pkg/annotate/annotatetest", module + "/pkg/runner/runnertest", module + "/pkg/sandbox/sandboxtest",
+}
+
+// TestTestOnlyPackagesStayOutOfBinaries: no binary of cmd/ links a
+// test-only package, directly or not.
+func TestTestOnlyPackagesStayOutOfBinaries(t *testing.T) {
+	out, err := exec.Command("go", "list", "-deps", "./../../cmd/...").Output()
+	if err != nil {
+		t.Fatalf("go list -deps ./cmd/...: %v", err)
+	}
+	deps := strings.Fields(string(out))
+	if len(deps) == 0 {
+		t.Fatal("go list -deps ./cmd/... listed nothing")
+	}
+	for _, p := range testOnly {
+		for _, d := range deps {
+			if d == p || strings.HasPrefix(d, p+"/") {
+				t.Errorf("a binary of cmd/ links %s, which docs/architecture.md says tests alone import", d)
+			}
+		}
+	}
+}
