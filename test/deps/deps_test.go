@@ -29,6 +29,10 @@ var rules = map[string][]string{
 	module + "/internal/textdist": {module + "/", "github.com/", "golang.org/x/", "gopkg.in/"},
 	// Linked by the reaper's binary too: the standard library alone.
 	module + "/pkg/sandbox/internal/exact": {module + "/", "github.com/", "golang.org/x/", "gopkg.in/"},
+	// The lean binaries: the reaper's links the reaper alone, the
+	// in-sandbox roles' the engine and the egress layer, none of the CLI.
+	module + "/cmd/vigiles-reaper":  {module + "/", "github.com/", "golang.org/x/net", "gopkg.in/"},
+	module + "/cmd/vigiles-sandbox": {module + "/pkg/runner", module + "/pkg/annotate", "github.com/google/go-github", "github.com/spf13/pflag"},
 }
 
 func TestDependencyGraph(t *testing.T) {
@@ -69,6 +73,8 @@ func allowed(pkg, dep string) bool {
 	case module + "/pkg/sandbox/reaper":
 		return dep == module+"/pkg/sandbox/landlock" || dep == module+"/pkg/sandbox/seccomp" || dep == module+"/pkg/sandbox/internal/fsx" ||
 			dep == module+"/pkg/sandbox/internal/exact"
+	case module + "/cmd/vigiles-reaper":
+		return dep == module+"/pkg/sandbox/reaper" || allowed(module+"/pkg/sandbox/reaper", dep)
 	}
 	// pkg/sandbox's own subpackages and the neutral types are fine anywhere.
 	return dep == module+"/pkg/evidence" || dep == module+"/pkg/report" ||
