@@ -1,5 +1,3 @@
-// Command vigiles runs the untrusted code of AI-agent plugins under real
-// Linux confinement and reports, with evidence, what it did.
 package main
 
 import (

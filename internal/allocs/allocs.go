@@ -1,6 +1,3 @@
-// Package allocs reports what a benchmark's step allocates, for the
-// benchmarks whose figures are bytes, not times (docs/performance.md). It
-// is imported by tests only.
 package allocs
 
 import (

@@ -1,6 +1,3 @@
-// Package loopfs mounts a file system of the kernel's own (ext4, XFS,
-// btrfs) from an image file, for tests that need a real one. It is
-// imported by tests only.
 package loopfs
 
 import (

@@ -1,5 +1,3 @@
-// Package ptytest opens pseudo-terminals for tests of what reaches a
-// terminal.
 package ptytest
 
 import (

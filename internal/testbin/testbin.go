@@ -1,5 +1,3 @@
-// Package testbin hands the running test binary to another user. It is
-// imported by tests only.
 package testbin
 
 import (

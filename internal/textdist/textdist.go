@@ -1,5 +1,3 @@
-// Package textdist measures how far apart two words are, for the
-// "did you mean" of an error: a slip of the keys, not a spelling model.
 package textdist
 
 import "strings"

@@ -1,6 +1,3 @@
-// Package mdblock replaces a generated block of a markdown file: the text
-// between the lines "<!-- NAME:begin -->" and "<!-- NAME:end -->". The
-// bench programs use it to keep docs/performance.md's tables regenerable.
 package mdblock
 
 import (

@@ -1,5 +1,3 @@
-// Package procstat reads what the bench tools measure of a process from
-// /proc.
 package procstat
 
 import (

@@ -1,5 +1,3 @@
-// Package sandboxtest holds test helpers for code that runs the real
-// sandbox engine. It is imported by tests only.
 package sandboxtest
 
 import (

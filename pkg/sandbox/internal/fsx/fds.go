@@ -1,5 +1,3 @@
-// Package fsx holds the descriptor and mount helpers that the sandbox's
-// init and its reaper (a binary of its own) share.
 package fsx
 
 import (
