@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/vigiles/action/pkg/sandbox/internal/fsx"
 )
 
 // Fixed paths inside the sandbox.
@@ -77,6 +79,39 @@ var maskedDirs = []string{"/home", "/root", "/var/tmp", "/var/run", "/mnt", "/me
 	"/sys/firmware/acpi/tables", "/sys/firmware/dmi", "/sys/firmware/efi", "/sys/firmware/qemu_fw_cfg",
 	"/sys/kernel/security/secrets", "/sys/kernel/security/integrity", "/sys/kernel/security/ima"}
 
+// maskedDirsAt are the directories a run masks for maskedDirs (lookup and
+// resolve as plan's Lookup and Resolve): each that is a directory, and
+// each that is a link at the directory it leads to on the host (ostree's
+// /home -> var/home, /root -> var/roothome, /mnt -> var/mnt, /srv ->
+// var/srv, where every user's home was shown at /var/home), each once;
+// not where that is / or a system directory (maskableLinkTarget), /var
+// itself, or a path in /tmp or /run (/var/run -> ../run, /media ->
+// run/media), which every run masks whole. A link costs a resolution
+// and an lstat of where it leads, a directory nothing beside its lstat.
+func maskedDirsAt(lookup func(string) (string, string), resolve func(string) (string, error)) []string {
+	out := make([]string, 0, len(maskedDirs))
+	for _, d := range maskedDirs {
+		switch kind, _ := lookup(d); kind {
+		case "dir":
+		case "link":
+			r := maskableLinkTarget(d, resolve)
+			if r == "" || r == "/var" || fsx.Under(r, "/tmp") || fsx.Under(r, "/run") {
+				continue
+			}
+			if kind, _ := lookup(r); kind != "dir" {
+				continue
+			}
+			d = r
+		default:
+			continue
+		}
+		if !slices.Contains(out, d) {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
 // strictFSDirs are the system directories a --strict-fs run sees (besides
 // the work tree, /dev, /proc and the throwaway HOME and TMPDIR).
 var strictFSDirs = []string{"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt"}
@@ -101,7 +136,11 @@ type plan struct {
 	// Lookup says what a path of maskedDirs/strictFSDirs is on the host:
 	// "dir", "link" (with its target) or "" when missing (bwrap fails on a
 	// missing source). nil means every one is a directory.
-	Lookup   func(string) (kind, target string)
+	Lookup func(string) (kind, target string)
+	// Resolve is the path a maskedDirs entry that is a link leads to on
+	// the host, its links resolved (maskedDirsAt); nil means
+	// filepath.EvalSymlinks.
+	Resolve  func(string) (string, error)
 	InitArgs []string
 	// MaskDirs are host directories replaced by an empty tmpfs besides
 	// maskedDirs: the caller's HOME and a CI runner's own (callerSecrets).
@@ -291,10 +330,12 @@ func bwrapArgs(p plan) []string {
 		}
 	} else {
 		a = append(a, "--ro-bind", "/", "/")
-		for _, d := range maskedDirs {
-			if kind, _ := lookup(d); kind == "dir" {
-				a = append(a, "--tmpfs", d)
-			}
+		resolve := p.Resolve
+		if resolve == nil {
+			resolve = filepath.EvalSymlinks
+		}
+		for _, d := range maskedDirsAt(lookup, resolve) {
+			a = append(a, "--tmpfs", d)
 		}
 	}
 	for _, d := range p.MaskDirs {

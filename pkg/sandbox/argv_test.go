@@ -135,3 +135,102 @@ func TestSecurityDocNamesStrictFSDirs(t *testing.T) {
 		}
 	}
 }
+
+// TestMaskedDirsAtLinks: where maskedDirs entries are links (ostree's
+// /home -> var/home, /root -> var/roothome, /mnt -> var/mnt, /srv ->
+// var/srv, /var/run -> ../run, /media -> run/media, /var/spool/mail ->
+// ../mail), each is masked at the directory it leads to, once; never at
+// /, a system directory, /var, or in /tmp or /run; a link to what is not
+// a directory, or that cannot be resolved, is not masked. bwrapArgs
+// makes those masks, after the root's bind.
+func TestMaskedDirsAtLinks(t *testing.T) {
+	links := map[string]string{
+		"/home": "/var/home", "/root": "/var/roothome", "/mnt": "/var/mnt", "/srv": "/var/srv",
+		"/var/run": "/run", "/media": "/run/media", "/var/spool/mail": "/var/mail",
+		"/__w": "/", "/github": "/usr", "/var/tmp": "/var", "/var/crash": "/var/lib/crashfile",
+	}
+	lookup := func(d string) (string, string) {
+		if _, ok := links[d]; ok {
+			return "link", "unused"
+		}
+		if d == "/var/lib/crashfile" || d == "/var/log" {
+			return "", ""
+		}
+		return "dir", ""
+	}
+	resolve := func(d string) (string, error) {
+		if r, ok := links[d]; ok {
+			return r, nil
+		}
+		return d, nil
+	}
+	got := maskedDirsAt(lookup, resolve)
+	want := []string{"/var/home", "/var/roothome", "/var/mnt", "/var/srv", "/var/mail"}
+	for _, d := range maskedDirs {
+		if _, ok := links[d]; !ok && d != "/var/log" && d != "/var/mail" {
+			want = append(want, d)
+		}
+	}
+	slices.Sort(want)
+	if d := cmp.Diff(want, slices.Sorted(slices.Values(got))); d != "" {
+		t.Errorf("maskedDirsAt (-want +got):\n%s", d)
+	}
+	args := bwrapArgs(plan{Bwrap: "/usr/bin/bwrap", Workdir: "/var/home/user/proj", InitArgs: []string{initArg}, Lookup: lookup, Resolve: resolve,
+		MaskDirs: []string{"/var/home/user"}})
+	joined := strings.Join(args, " ")
+	for _, d := range got {
+		if !strings.Contains(joined, " --tmpfs "+d+" ") {
+			t.Errorf("bwrapArgs makes no mask at %s: %s", d, joined)
+		}
+	}
+	for _, d := range []string{"/home", "/root", "/mnt", "/srv", "/var", "/usr", "/run/media", "/var/run"} {
+		if strings.Contains(joined, " --tmpfs "+d+" ") {
+			t.Errorf("bwrapArgs masks %s: %s", d, joined)
+		}
+	}
+	if i, j := slices.Index(args, "/var/home"), slices.Index(args, "/var/home/user"); i < 0 || j < i {
+		t.Errorf("the caller's HOME is not masked after /var/home, where it lies: %s", joined)
+	}
+	if i := slices.Index(args, "--dir"); !slices.Contains(args[i:], "/var/home/user/proj") {
+		t.Errorf("the tree's mount point is not made in the masks: %s", joined)
+	}
+}
+
+// TestMaskedDirsAtHostLinks: on real links (maskedDirs moved into a temp
+// dir: in /var/tmp, as one in /tmp is never masked), lookupHostPath and
+// the host's resolution find where each leads: a relative link, an
+// absolute one, a chain of two (once); a dangling one and one to / are
+// not masked. A directory whose parent is a link is masked at its own
+// path, unresolved, as before (its lstat alone): bubblewrap resolves a
+// relative parent link in its root; an absolute one fails the run.
+func TestMaskedDirsAtHostLinks(t *testing.T) {
+	d, err := os.MkdirTemp("/var/tmp", "vigiles-maskedlinks-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(d) })
+	for _, p := range []string{"var/home", "var/srv", "data/mnt", "plain"} {
+		if err := os.MkdirAll(filepath.Join(d, p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for link, to := range map[string]string{
+		"home": "var/home", "mnt": filepath.Join(d, "data/mnt"), "srv2": "srv", "srv": "var/srv",
+		"dangling": "var/nothing", "root": "/", "viadata": "data",
+	} {
+		if err := os.Symlink(to, filepath.Join(d, link)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	old := maskedDirs
+	t.Cleanup(func() { maskedDirs = old })
+	maskedDirs = nil
+	for _, p := range []string{"home", "mnt", "srv2", "srv", "dangling", "root", "plain", "viadata/mnt", "missing"} {
+		maskedDirs = append(maskedDirs, filepath.Join(d, p))
+	}
+	got := maskedDirsAt(lookupHostPath, filepath.EvalSymlinks)
+	want := []string{filepath.Join(d, "var/home"), filepath.Join(d, "data/mnt"), filepath.Join(d, "var/srv"), filepath.Join(d, "plain"), filepath.Join(d, "viadata/mnt")}
+	if !slices.Equal(got, want) {
+		t.Errorf("maskedDirsAt = %q, want %q", got, want)
+	}
+}

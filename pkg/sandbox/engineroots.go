@@ -123,11 +123,9 @@ func secretDirsToMask() []string {
 			continue
 		}
 		if st.Mode&unix.S_IFMT == unix.S_IFLNK {
-			r, err := filepath.EvalSymlinks(d)
-			if err != nil || r == "/" || systemDir(r) {
+			if d = maskableLinkTarget(d, filepath.EvalSymlinks); d == "" {
 				continue
 			}
-			d = r
 		}
 		if !slices.Contains(out, d) {
 			out = append(out, d)
@@ -139,6 +137,20 @@ func secretDirsToMask() []string {
 		}
 	}
 	return out
+}
+
+// maskableLinkTarget is the path the link d leads to, resolved by resolve
+// with the host's own links (filepath.EvalSymlinks), where a mask may be
+// made there: bubblewrap makes its masks from a root of its own, where a
+// link's absolute target is not there. It is "" where d cannot be
+// resolved, or leads to / or a system directory (systemDir), which no
+// mask may hide. secretDirsToMask and maskedDirsAt share it.
+func maskableLinkTarget(d string, resolve func(string) (string, error)) string {
+	r, err := resolve(d)
+	if err != nil || r == "/" || systemDir(r) {
+		return ""
+	}
+	return r
 }
 
 // engineStockRoots are the engines' data roots secretDirs masks, where a

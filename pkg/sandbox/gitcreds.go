@@ -1261,10 +1261,11 @@ func hiddenInTree(tree string, v hostView, files []string) string {
 }
 
 // hiddenPaths are the paths hiddenInTree looks for: the masked
-// directories, the caller's secrets, the secret files (a glob's
-// directory).
+// directories (each of maskedDirs that is a link at where it leads too:
+// /var/home, where /home -> var/home), the caller's secrets, the secret
+// files (a glob's directory).
 func hiddenPaths(v hostView, files []string) []string {
-	hidden := slices.Concat(v.masked, maskedDirs, v.held, files)
+	hidden := slices.Concat(v.masked, maskedDirs, maskedDirsAt(lookupHostPath, filepath.EvalSymlinks), v.held, files)
 	for _, f := range secretFiles {
 		if strings.ContainsAny(f, "*?[") {
 			f = filepath.Dir(f)

@@ -358,7 +358,7 @@ func runInit(cfg initConfig, done func()) (res initResult) {
 	if err := bindMount(tmp, sandboxTmp); err != nil {
 		return failResult(refuse("mounting TMPDIR: %w", err))
 	}
-	if err := bindMount(home, sandboxHome); err != nil {
+	if err := bindMount(home, homeMountPoint()); err != nil {
 		return failResult(refuse("mounting HOME: %w", err))
 	}
 	// The work tree's mount point may now lie inside the fresh /tmp or
@@ -831,9 +831,23 @@ func (rp *reaperProc) configure(rc reaper.Config) {
 // TMPDIR, /dev/shm).
 func readOnlyMounts(maskDirs []string) []string {
 	// Not the command's HOME, which the init's bind covers where a mask
-	// lies at its path too (/root; a caller whose HOME it is).
-	return slices.DeleteFunc(slices.Concat([]string{"/", "/dev", "/run"}, maskedDirs, maskDirs),
-		func(d string) bool { return d == sandboxHome })
+	// lies at its path too (/root, or where its link leads; a caller
+	// whose HOME it is).
+	home := homeMountPoint()
+	return slices.DeleteFunc(slices.Concat([]string{"/", "/dev", "/run"}, maskedDirs, maskedDirsAt(lookupHostPath, filepath.EvalSymlinks), maskDirs),
+		func(d string) bool { return d == sandboxHome || d == home })
+}
+
+// homeMountPoint is where the init mounts the command's HOME: sandboxHome,
+// or the path its links lead to where the host's /root is a link (ostree's
+// /root -> var/roothome, which the run masks): the mount refuses a link
+// in its destination, and every run was refused there. Read in the
+// sandbox, before the command runs, on the host's read-only root.
+func homeMountPoint() string {
+	if r, err := filepath.EvalSymlinks(sandboxHome); err == nil {
+		return r
+	}
+	return sandboxHome
 }
 
 // netSetup is the egress wall's set-up, run in a goroutine of its own.
