@@ -160,3 +160,22 @@ func TestRedteam23HomesAsTreeIsRefused(t *testing.T) {
 		})
 	}
 }
+
+// TestRedteam23LinkedHomesWithStrictFS: a --strict-fs run on such a host
+// sees none of them either (only the system directories, /opt and the
+// tree), and its HOME is /root as anywhere.
+func TestRedteam23LinkedHomesWithStrictFS(t *testing.T) {
+	requireBwrap(t)
+	requireRoot(t, "the test builds a root whose /home is a link, in a mount namespace of its own")
+	requireTools(t, "python3", "unshare", "setpriv", "pivot_root")
+	for _, c := range callers(t) {
+		t.Run(c.name(), func(t *testing.T) {
+			dir := workTree(t)
+			args := slices.Concat([]string{"--strict-fs", "--", "sh", "-c", `[ -d /root ] && [ ! -L /root ] && [ "$HOME" = /root ] && echo x > ~/made && exec python3 redteam23.py "$@"`, "sh"},
+				linkedHomesFiles, []string{"--list"}, linkedHomesListed, []string{"--write"})
+			res := vigilesInMountNS(t, c.runner, dir, linkedHomesSetup,
+				[]string{"NR=" + t.TempDir(), "TREE=" + dir, "HOME=/home/user"}, c.withArgs(args)...)
+			checkScriptRan(t, res, len(linkedHomesFiles)+len(linkedHomesListed))
+		})
+	}
+}
