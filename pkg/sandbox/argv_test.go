@@ -234,3 +234,32 @@ func TestMaskedDirsAtHostLinks(t *testing.T) {
 		t.Errorf("maskedDirsAt = %q, want %q", got, want)
 	}
 }
+
+// TestMountPointOf: the command's HOME is mounted at /root, or where its
+// links lead (ostree's /root -> var/roothome), but never on / or a system
+// directory a link of /root leads to: there the mount at the link's own
+// path refuses the run.
+func TestMountPointOf(t *testing.T) {
+	d, err := os.MkdirTemp("/var/tmp", "vigiles-homelink-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(d) })
+	if err := os.MkdirAll(filepath.Join(d, "var/roothome"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	for link, to := range map[string]string{"root": "var/roothome", "slash": "/", "usr": "/usr"} {
+		if err := os.Symlink(to, filepath.Join(d, link)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for p, want := range map[string]string{
+		filepath.Join(d, "root"): filepath.Join(d, "var/roothome"), filepath.Join(d, "var/roothome"): filepath.Join(d, "var/roothome"),
+		filepath.Join(d, "slash"): filepath.Join(d, "slash"), filepath.Join(d, "usr"): filepath.Join(d, "usr"),
+		filepath.Join(d, "missing"): filepath.Join(d, "missing"),
+	} {
+		if got := mountPointOf(p); got != want {
+			t.Errorf("mountPointOf(%s) = %s, want %s", p, got, want)
+		}
+	}
+}

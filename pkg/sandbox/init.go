@@ -843,11 +843,17 @@ func readOnlyMounts(maskDirs []string) []string {
 // /root -> var/roothome, which the run masks): the mount refuses a link
 // in its destination, and every run was refused there. Read in the
 // sandbox, before the command runs, on the host's read-only root.
-func homeMountPoint() string {
-	if r, err := filepath.EvalSymlinks(sandboxHome); err == nil {
+func homeMountPoint() string { return mountPointOf(sandboxHome) }
+
+// mountPointOf is p, or the path its links lead to where that may be
+// masked (maskableLinkTarget): a link to / or a system directory is left
+// as it is, and the mount at p then refuses the run rather than cover
+// the root or /usr with HOME.
+func mountPointOf(p string) string {
+	if r := maskableLinkTarget(p, filepath.EvalSymlinks); r != "" {
 		return r
 	}
-	return sandboxHome
+	return p
 }
 
 // netSetup is the egress wall's set-up, run in a goroutine of its own.
