@@ -491,9 +491,14 @@ const Home = sandboxHome
 func Throwaway() []string { return []string{sandboxHome, sandboxTmp, sandboxShm} }
 
 // Hidden are the host's directories a confined command never sees
-// (maskedDirs): an empty directory stands in their place. The caller's
-// own HOME and runner directories, wherever they are, are hidden too.
-func Hidden() []string { return slices.Clone(maskedDirs) }
+// (maskedDirs, and where those that are links lead: maskedDirsAt, /var/home
+// where /home -> var/home): an empty directory stands in their place. The
+// caller's own HOME and runner directories, wherever they are, are hidden
+// too. Each call looks the links up anew (an lstat per maskedDirs entry).
+func Hidden() []string {
+	return slices.Concat(maskedDirs, slices.DeleteFunc(maskedDirsAt(lookupHostPath, filepath.EvalSymlinks),
+		func(d string) bool { return slices.Contains(maskedDirs, d) }))
+}
 
 // hostnameOr is h where it is a host name (letters, digits, '-', '_'
 // and '.', at most 64 bytes), else "localhost".

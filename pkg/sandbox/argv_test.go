@@ -200,7 +200,8 @@ func TestMaskedDirsAtLinks(t *testing.T) {
 // dir: in /var/tmp, as one in /tmp is never masked), lookupHostPath and
 // the host's resolution find where each leads: a relative link, an
 // absolute one, a chain of two (once); a dangling one and one to / are
-// not masked. A directory whose parent is a link is masked at its own
+// not masked; Hidden names both the links and where they lead. A
+// directory whose parent is a link is masked at its own
 // path, unresolved, as before (its lstat alone): bubblewrap resolves a
 // relative parent link in its root; an absolute one fails the run.
 func TestMaskedDirsAtHostLinks(t *testing.T) {
@@ -232,6 +233,15 @@ func TestMaskedDirsAtHostLinks(t *testing.T) {
 	want := []string{filepath.Join(d, "var/home"), filepath.Join(d, "data/mnt"), filepath.Join(d, "var/srv"), filepath.Join(d, "plain"), filepath.Join(d, "viadata/mnt")}
 	if !slices.Equal(got, want) {
 		t.Errorf("maskedDirsAt = %q, want %q", got, want)
+	}
+	// Hidden, which the runner's causes of a hook's error look no path
+	// up in (pkg/runner's hiddenFromHook), has the links and where they
+	// lead.
+	hidden := Hidden()
+	for _, p := range slices.Concat(maskedDirs, want) {
+		if !slices.Contains(hidden, p) {
+			t.Errorf("Hidden() = %q lacks %s", hidden, p)
+		}
 	}
 }
 
