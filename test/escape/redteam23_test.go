@@ -115,8 +115,9 @@ func TestRedteam23LinkedHomesAreHidden(t *testing.T) {
 
 // TestRedteam23TreeInLinkedHomeIsShown: with /var/home masked, a work
 // tree in the caller's home there (/var/home/user/proj, HOME=/home/user,
-// the link's path) is still shown at its path, and the run's write to it
-// is recorded; the caller's key beside it, and another user's home, are
+// the link's path) is still shown at its path, and the run's writes to it
+// and to its own HOME (/root, mounted where /root's link leads) are
+// recorded; the caller's key beside it, and another user's home, are
 // not read.
 func TestRedteam23TreeInLinkedHomeIsShown(t *testing.T) {
 	requireBwrap(t)
@@ -125,16 +126,18 @@ func TestRedteam23TreeInLinkedHomeIsShown(t *testing.T) {
 	for _, c := range callers(t) {
 		t.Run(c.name(), func(t *testing.T) {
 			dir := workTree(t)
-			args := []string{"--workdir", "/var/home/user/proj", "--", "sh", "-c", "echo made > made.txt && exec python3 redteam21state.py /home/user/.ssh/id_ed25519 /var/home/user/.ssh/id_ed25519 /var/home/other/secret"}
+			args := []string{"--workdir", "/var/home/user/proj", "--", "sh", "-c", "[ \"$HOME\" = /root ] && echo made > ~/home.txt && echo made > made.txt && exec python3 redteam21state.py /home/user/.ssh/id_ed25519 /var/home/user/.ssh/id_ed25519 /var/home/other/secret"}
 			res := vigilesInMountNS(t, c.runner, dir, linkedHomesSetup,
 				[]string{"NR=" + t.TempDir(), "TREE=" + dir, "PROJ=1", "HOME=/home/user"}, c.withArgs(args)...)
 			checkScriptRan(t, res, 3)
-			found := false
-			for _, w := range res.Writes {
-				found = found || strings.HasSuffix(w.Path, "made.txt")
-			}
-			if !found {
-				t.Errorf("the write to the tree at /var/home/user/proj was not recorded: %+v", res.Writes)
+			for _, p := range []string{"made.txt", "~/home.txt"} {
+				found := false
+				for _, w := range res.Writes {
+					found = found || w.Path == p
+				}
+				if !found {
+					t.Errorf("the write to %s (the tree at /var/home/user/proj, the command's HOME where /root leads) was not recorded: %+v", p, res.Writes)
+				}
 			}
 		})
 	}
