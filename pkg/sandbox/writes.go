@@ -1300,7 +1300,11 @@ func (d *dirFD) names(buf []byte) ([]string, error) {
 
 // eachDirent calls f with the name (in buf: valid during the call) and
 // type (DT_*) of every entry of the open directory fd but . and .., read
-// with getdents64 into buf: no allocation and no stat per entry.
+// with getdents64 into buf: no allocation and no stat per entry. It reads
+// until getdents64 returns nothing: a read that fills less than buf is
+// not a directory's end on every file system, nor always on ext4, which
+// was seen to end one read early (docs/performance.md, The work tree's
+// walk).
 func eachDirent(fd int, buf []byte, f func(name []byte, typ byte)) error {
 	for {
 		n, err := unix.Getdents(fd, buf)
