@@ -294,14 +294,13 @@ var boundRootFiles = []string{
 	"/opt/vdisk-test/docker/volumes/org-private-repo_db/_data/secret.txt",
 }
 
-// boundRootSetup is TestRedteam22BoundDataRootIsHidden's set-up, run as
-// root in a mount namespace of the test's own: /opt and /var become
-// overlays (on tmpfs at $OV2 and $OV3), Docker's state is made in
-// /opt/vdisk-test/docker with Docker's modes (its older 0711 root,
-// 0701 volumes, a volume's data world-readable) and bound on
-// /var/lib/docker, as an fstab line binding a data disk's directory
-// there does; no config names it.
-const boundRootSetup = `for d in /opt /var; do
+// dockerStateAt is the set-up boundRootSetup and linkedRootSetup share,
+// run as root in a mount namespace of the test's own: /opt and /var become
+// overlays (on tmpfs at $OV2 and $OV3), and Docker's state is made in d
+// (set as $d for what follows) with Docker's modes (its older 0711 root,
+// 0701 volumes, a volume's data world-readable), the files $FILES in it.
+func dockerStateAt(d string) string {
+	return `for d in /opt /var; do
 	ov=$OV2; [ "$d" = /var ] && ov=$OV3
 	mount -t tmpfs -o mode=0755 tmpfs "$ov"
 	mkdir "$ov/u" "$ov/w"
@@ -312,13 +311,20 @@ for f in $FILES; do
 	echo "h122-tenant-token $f" > "$f"
 	chmod 0600 "$f"
 done
-d=/opt/vdisk-test/docker
+d=` + d + `
 chmod 0711 "$d"
 chmod 0710 "$d/containers"
 chmod 0701 "$d/volumes"
 chmod 0755 "$d/volumes/org-private-repo_db" "$d/volumes/org-private-repo_db/_data"
 chmod 0644 "$d/volumes/org-private-repo_db/_data/secret.txt"
-mkdir -p /var/lib/docker
+`
+}
+
+// boundRootSetup is TestRedteam22BoundDataRootIsHidden's set-up: Docker's
+// state in /opt/vdisk-test/docker (dockerStateAt), bound on
+// /var/lib/docker, as an fstab line binding a data disk's directory there
+// does; no config names it.
+var boundRootSetup = dockerStateAt("/opt/vdisk-test/docker") + `mkdir -p /var/lib/docker
 mount --bind "$d" /var/lib/docker
 `
 
@@ -356,29 +362,11 @@ var linkedRootFiles = []string{
 	"/opt/vlink-test/docker/volumes/org-private-repo_db/_data/secret.txt",
 }
 
-// linkedRootSetup is TestRedteam22LinkedDataRootIsHidden's set-up, run as
-// root in a mount namespace of the test's own: /opt and /var become
-// overlays (on tmpfs at $OV2 and $OV3), Docker's state is made in
-// /opt/vlink-test/docker with Docker's modes, and /var/lib/docker is a
-// link to it, the other usual way to move it to a data disk.
-const linkedRootSetup = `for d in /opt /var; do
-	ov=$OV2; [ "$d" = /var ] && ov=$OV3
-	mount -t tmpfs -o mode=0755 tmpfs "$ov"
-	mkdir "$ov/u" "$ov/w"
-	mount -t overlay overlay -o "lowerdir=$d,upperdir=$ov/u,workdir=$ov/w" "$d"
-done
-for f in $FILES; do
-	mkdir -p "${f%/*}"
-	echo "h122-tenant-token $f" > "$f"
-	chmod 0600 "$f"
-done
-d=/opt/vlink-test/docker
-chmod 0711 "$d"
-chmod 0710 "$d/containers"
-chmod 0701 "$d/volumes"
-chmod 0755 "$d/volumes/org-private-repo_db" "$d/volumes/org-private-repo_db/_data"
-chmod 0644 "$d/volumes/org-private-repo_db/_data/secret.txt"
-rm -rf /var/lib/docker
+// linkedRootSetup is TestRedteam22LinkedDataRootIsHidden's set-up:
+// Docker's state in /opt/vlink-test/docker (dockerStateAt), and
+// /var/lib/docker a link to it, the other usual way to move it to a data
+// disk.
+var linkedRootSetup = dockerStateAt("/opt/vlink-test/docker") + `rm -rf /var/lib/docker
 ln -s "$d" /var/lib/docker
 `
 
