@@ -65,7 +65,8 @@ var engineDefaultRoots = []string{"/var/snap/docker"}
 
 // engineDataRoots are the directories where the host's container engines
 // keep their state, as their own configs name them (engineConfigs; a
-// path with a * is a glob of the files to read: a unit's drop-ins),
+// path with a * is a glob of the files to read: a unit's drop-ins; a
+// link is followed to its file, as the engine follows it: NixOS's /etc),
 // and engineDefaultRoots, and the other paths a data disk bound on one of
 // them, or on one of secretDirs' engines' roots, shows it at
 // (boundElsewhere), each at the path its links lead to, once, and not
@@ -76,15 +77,7 @@ var engineDefaultRoots = []string{"/var/snap/docker"}
 func engineDataRoots() []string {
 	named := slices.Clone(engineDefaultRoots)
 	for _, c := range engineConfigs {
-		files := []string{c.path}
-		if strings.Contains(c.path, "*") {
-			files, _ = filepath.Glob(c.path)
-		}
-		for _, f := range files {
-			if b, err := readSmallRegular(f, maxEngineConfig); err == nil && b != nil {
-				named = append(named, c.roots(b)...)
-			}
-		}
+		readConfigFiles([]string{c.path}, maxEngineConfig, func(b []byte) { named = append(named, c.roots(b)...) })
 	}
 	var out []string
 	add := func(p string) {

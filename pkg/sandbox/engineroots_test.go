@@ -216,3 +216,61 @@ func TestSecretDirsToMask(t *testing.T) {
 		t.Errorf("secretDirsToMask = %q, want %q", got, want)
 	}
 }
+
+// TestEngineConfigThroughALinkIsRead: an engine's config that is a link
+// (NixOS's /etc/docker/daemon.json, a link into its store; one a config
+// manager links into place) names its data root as the file it leads to
+// does, as dockerd reads it through the link; so does a drop-in that is
+// one. The roots lie in /var/tmp, as /tmp's are not masked (maskableRoot).
+func TestEngineConfigThroughALinkIsRead(t *testing.T) {
+	roots := make([]string, 2)
+	for i := range roots {
+		r, err := os.MkdirTemp("/var/tmp", "vigiles-engine-root-")
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { os.RemoveAll(r) })
+		if roots[i], err = filepath.EvalSymlinks(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	d := t.TempDir()
+	store := filepath.Join(d, "store")
+	if err := os.MkdirAll(filepath.Join(d, "etc", "docker.service.d"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(store, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	files := map[string]string{
+		"daemon.json": `{"data-root": "` + roots[0] + `"}`,
+		"root.conf":   "[Service]\nExecStart=\nExecStart=/usr/bin/dockerd --data-root " + roots[1] + "\n",
+	}
+	for name, text := range files {
+		if err := os.WriteFile(filepath.Join(store, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink(filepath.Join(store, "daemon.json"), filepath.Join(d, "etc", "daemon.json")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(store, "root.conf"), filepath.Join(d, "etc", "docker.service.d", "root.conf")); err != nil {
+		t.Fatal(err)
+	}
+	oldConfigs, oldDefaults := engineConfigs, engineDefaultRoots
+	t.Cleanup(func() { engineConfigs, engineDefaultRoots = oldConfigs, oldDefaults })
+	engineConfigs = []struct {
+		path  string
+		roots func([]byte) []string
+	}{
+		{filepath.Join(d, "etc", "daemon.json"), dockerDataRoots},
+		{filepath.Join(d, "etc", "docker.service.d", "*.conf"), dockerdFlagRoots},
+	}
+	engineDefaultRoots = nil
+	got := engineDataRoots()
+	for _, r := range roots {
+		if !slices.Contains(got, r) {
+			t.Errorf("engineDataRoots() = %q: no %s, which a config through a link names", got, r)
+		}
+	}
+}

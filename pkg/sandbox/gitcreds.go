@@ -1627,7 +1627,7 @@ func runView(strict bool, cred *syscall.Credential, getenv func(string) string) 
 // not.
 var hostRunnerRoots = sync.OnceValue(func() []string {
 	var roots []string
-	readUnits(runnerUnits, func(b []byte) {
+	readConfigFiles(runnerUnits, maxSystemCredentialFile, func(b []byte) {
 		for _, d := range unitWorkingDirs(b) {
 			if !slices.Contains(roots, d) {
 				roots = append(roots, d)

@@ -483,19 +483,20 @@ func unitEnvironmentFiles(g *hostGlob, t0 int64) []string {
 	return out
 }
 
-// readUnits calls each with the text of every systemd unit or drop-in
-// the globs match, a link (systemctl link) followed to its file; one that
-// is gone, unreadable, of another kind or past maxSystemCredentialFile is
-// passed over.
-func readUnits(globs []string, each func(b []byte)) {
+// readConfigFiles calls each with the text of every file the globs match
+// (a systemd unit or drop-in, a container engine's config), a link
+// followed to its file, as the program that reads it follows it (systemctl
+// link; NixOS, whose /etc files are links into its store); one that is
+// gone, unreadable, of another kind or past max bytes is passed over.
+func readConfigFiles(globs []string, max int64, each func(b []byte)) {
 	for _, g := range globs {
-		units, _ := filepath.Glob(g)
-		for _, u := range units {
-			real, err := filepath.EvalSymlinks(u)
+		files, _ := filepath.Glob(g)
+		for _, f := range files {
+			real, err := filepath.EvalSymlinks(f)
 			if err != nil {
 				continue
 			}
-			if b, err := readSmallRegular(real, maxSystemCredentialFile); err == nil && b != nil {
+			if b, err := readSmallRegular(real, max); err == nil && b != nil {
 				each(b)
 			}
 		}
