@@ -1262,10 +1262,14 @@ func hiddenInTree(tree string, v hostView, files []string) string {
 
 // hiddenPaths are the paths hiddenInTree looks for: the masked
 // directories (each of maskedDirs that is a link at where it leads too:
-// /var/home, where /home -> var/home), the caller's secrets, the secret
-// files (a glob's directory).
+// /var/home, where /home -> var/home; the view holds them, but for
+// --strict-fs, which shows none of them and still binds a tree at its
+// path), the caller's secrets, the secret files (a glob's directory).
 func hiddenPaths(v hostView, files []string) []string {
-	hidden := slices.Concat(v.masked, maskedDirs, maskedDirsAt(lookupHostPath, filepath.EvalSymlinks), v.held, files)
+	hidden := slices.Concat(v.masked, maskedDirs, v.held, files)
+	if v.strict {
+		hidden = append(hidden, maskedDirsAt(lookupHostPath, filepath.EvalSymlinks)...)
+	}
 	for _, f := range secretFiles {
 		if strings.ContainsAny(f, "*?[") {
 			f = filepath.Dir(f)
@@ -1591,11 +1595,9 @@ func (v hostView) mayRead(p string, perm uint32) bool {
 func runView(strict bool, cred *syscall.Credential, getenv func(string) string) (v hostView, dirs, files []string) {
 	v = hostView{strict: strict, lookup: lookupHostPath, masked: []string{"/tmp", "/run"}}
 	if !strict {
-		for _, d := range maskedDirs {
-			if kind, _ := lookupHostPath(d); kind == "dir" {
-				v.masked = append(v.masked, d)
-			}
-		}
+		// Where bwrapArgs makes them: a link's at the directory it
+		// leads to (/var/home, where /home -> var/home).
+		v.masked = append(v.masked, maskedDirsAt(lookupHostPath, filepath.EvalSymlinks)...)
 	}
 	if cred != nil {
 		searched := new(sync.Map)
