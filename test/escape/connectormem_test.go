@@ -196,6 +196,14 @@ func watchConnector(root int, stop <-chan struct{}, seen *connectorSeen) {
 			}
 			cg, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cgroup", pid))
 			status, _ := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+			if exiting(pid) {
+				// slirp4netns forks a child that enters the sandbox's
+				// namespace, sends back the tap device and exits; on
+				// cgroup v1 a task in its exit reads as in "/", where it
+				// was (CI saw that child first: "4:memory:/"). Read
+				// after cgroup, so the line read came before the exit.
+				continue
+			}
 			seen.mu.Lock()
 			if seen.pid == 0 {
 				seen.pid = pid
@@ -218,6 +226,23 @@ func watchConnector(root int, stop <-chan struct{}, seen *connectorSeen) {
 		case <-time.After(20 * time.Millisecond):
 		}
 	}
+}
+
+// exiting reports whether pid has begun its exit (PF_EXITING in the
+// flags of /proc/PID/stat) or is gone.
+func exiting(pid int) bool {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return true
+	}
+	// pid (comm) state ppid pgrp session tty_nr tpgid flags ...
+	f := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+1:]))
+	if len(f) < 7 {
+		return true
+	}
+	const pfExiting = 0x4
+	flags, _ := strconv.ParseUint(f[6], 10, 64)
+	return flags&pfExiting != 0
 }
 
 // descendants lists the processes below root (from /proc/*/stat).
