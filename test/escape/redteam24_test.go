@@ -1,0 +1,67 @@
+package escape
+
+import (
+	"os"
+	"testing"
+)
+
+// Round twenty-four: the host's unix sockets that the run's set-up does
+// not see. Each run covers with /dev/null every socket the host's
+// /proc/net/unix lists outside the masks that its uid could connect to;
+// that list is the caller's own network namespace's, while a connect by
+// path reaches a socket whatever network namespace bound it.
+
+// netnsDaemonListen is a daemon that listens on the unix socket
+// sys.argv[1], open to every user (mode 0666, as a database's or an
+// engine's whose group a caller may hold), and answers each connection
+// with a token.
+const netnsDaemonListen = `import os, socket, sys
+s = socket.socket(socket.AF_UNIX)
+s.bind(sys.argv[1])
+os.chmod(sys.argv[1], 0o666)
+s.listen(16)
+while True:
+    c, _ = s.accept()
+    c.sendall(b"h128-netns-daemon-token\n")
+    c.close()
+`
+
+// netnsDaemonSetup is round twenty-four's set-up, run as root in a mount
+// namespace of the test's own: a tmpfs over /opt, where a daemon started
+// in a network namespace of its own (unshare --net, as `ip netns exec`
+// or systemd's PrivateNetwork= start one) listens on /opt/rt24/plain.sock.
+const netnsDaemonSetup = `mount -t tmpfs -o mode=0755 tmpfs /opt
+mkdir -m 0755 /opt/rt24
+unshare --net python3 -c "$LISTEN" /opt/rt24/plain.sock &
+bg=$!
+i=0
+while [ ! -S /opt/rt24/plain.sock ] && [ $i -lt 1000 ]; do sleep 0.01; i=$((i+1)); done
+[ -S /opt/rt24/plain.sock ]
+`
+
+// TestRedteam24SocketInAnotherNetNSIsCovered: round twenty-four's
+// attempt (scripts/redteam24sock.py), for every caller and a
+// --root-sandbox run: a daemon of the host that runs in a network
+// namespace of its own (a service started with `ip netns exec`, or by
+// systemd with PrivateNetwork=, a VPN-confined one) listens on a unix
+// socket at a path the run sees, /opt/rt24/plain.sock, open to every
+// user. The caller's /proc/net/unix does not list it, and the hook
+// connected and read the daemon's answer. The run now reads the list of
+// every network namespace the host's processes are in
+// (/proc/PID/net/unix, which every user may read) and covers the socket.
+func TestRedteam24SocketInAnotherNetNSIsCovered(t *testing.T) {
+	requireBwrap(t)
+	requireRoot(t, "the test starts a daemon in a network namespace of its own, on a tmpfs over /opt in a mount namespace of its own")
+	requireTools(t, "python3", "unshare", "setpriv")
+	if fi, err := os.Stat("/opt"); err != nil || !fi.IsDir() {
+		lacking(t, "a directory /opt")
+	}
+	for _, c := range callers(t) {
+		t.Run(c.name(), func(t *testing.T) {
+			dir := workTree(t)
+			res := vigilesInMountNS(t, c.runner, dir, netnsDaemonSetup, []string{"LISTEN=" + netnsDaemonListen},
+				c.withArgs([]string{"--", "python3", "redteam24sock.py", "/opt/rt24/plain.sock"})...)
+			checkScriptRan(t, res, 1)
+		})
+	}
+}
