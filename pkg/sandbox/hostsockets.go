@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 
 	"github.com/vigiles/action/pkg/sandbox/internal/fsx"
 )
@@ -98,13 +99,69 @@ const maxSocketMasks = 512
 // and those under /dev the sandbox's own /dev hides (ownInSandbox).
 // More than maxSocketMasks left to cover one by one is an error naming the
 // directory that holds most of them: the run is refused, not left open.
-func hostSocketMasks(dir string, v hostView) (dirs, files []string, err error) {
+// others are the lists of the host's other network namespaces
+// (otherNetNSUnixLists), read after the caller's own.
+func hostSocketMasks(dir string, v hostView, others []string) (dirs, files []string, err error) {
 	f, err := os.Open(procNetUnix)
 	if err != nil {
 		return nil, nil, nil
 	}
 	defer f.Close()
-	return socketMasks(f, dir, v)
+	lists := []io.Reader{f}
+	for _, p := range others {
+		g, err := os.Open(p)
+		if err != nil {
+			continue // its processes gone since
+		}
+		defer g.Close()
+		lists = append(lists, g)
+	}
+	// Each list begins with its header, which names no path.
+	return socketMasks(io.MultiReader(lists...), dir, v)
+}
+
+// otherNetNSUnixLists names one PID/net/unix under proc for each network
+// namespace the processes there are in but the caller's own. A socket is
+// its network namespace's, and /proc/net/unix lists the caller's alone,
+// while a connect by path reaches a socket whichever namespace bound it:
+// a daemon of the host in a namespace of its own (started with `ip netns
+// exec`, or by systemd with PrivateNetwork=, a VPN-confined one) that
+// listens at a path the run sees would answer the command. Every user may
+// read any process's net/unix (no ptrace check, as for its ns/net link),
+// and its inode is its namespace's entry, one for all of its processes,
+// which tells the namespaces apart with one stat each.
+func otherNetNSUnixLists(proc string) []string {
+	own, err := os.Stat(filepath.Join(proc, "self", "net", "unix"))
+	if err != nil {
+		return nil
+	}
+	seen := map[uint64]bool{fileIno(own): true}
+	ents, err := os.ReadDir(proc)
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, e := range ents {
+		if n := e.Name(); n[0] < '0' || n[0] > '9' {
+			continue
+		}
+		p := filepath.Join(proc, e.Name(), "net", "unix")
+		fi, err := os.Stat(p)
+		if err != nil || seen[fileIno(fi)] {
+			continue
+		}
+		seen[fileIno(fi)] = true
+		out = append(out, p)
+	}
+	return out
+}
+
+// fileIno is fi's inode number.
+func fileIno(fi os.FileInfo) uint64 {
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		return st.Ino
+	}
+	return 0
 }
 
 // socketMasks is hostSocketMasks of the list r.
