@@ -14,8 +14,10 @@ import (
 // netnsDaemonListen is a daemon that listens on the unix socket
 // sys.argv[1], open to every user (mode 0666, as a database's or an
 // engine's whose group a caller may hold), and answers each connection
-// with a token.
-const netnsDaemonListen = `import os, socket, sys
+// with a token. It dies with the set-up's shell, which started it
+// (PR_SET_PDEATHSIG).
+const netnsDaemonListen = `import ctypes, os, socket, sys
+ctypes.CDLL(None).prctl(1, 9)
 s = socket.socket(socket.AF_UNIX)
 s.bind(sys.argv[1])
 os.chmod(sys.argv[1], 0o666)
@@ -61,6 +63,54 @@ func TestRedteam24SocketInAnotherNetNSIsCovered(t *testing.T) {
 			dir := workTree(t)
 			res := vigilesInMountNS(t, c.runner, dir, netnsDaemonSetup, []string{"LISTEN=" + netnsDaemonListen},
 				c.withArgs([]string{"--", "python3", "redteam24sock.py", "/opt/rt24/plain.sock"})...)
+			checkScriptRan(t, res, 1)
+		})
+	}
+}
+
+// containerDaemonSetup is netnsDaemonSetup's daemon in a container: a
+// network and a mount namespace of its own (unshare --mount --net, as a
+// container engine starts one), in which the host's /opt/rt24c is bound
+// at /srv (a volume), and it listens on /srv/app.sock there. The host
+// sees the socket at /opt/rt24c/app.sock; its namespace's list names it
+// /srv/app.sock, the path in the container's view, which leads to no
+// socket in the caller's.
+const containerDaemonSetup = `mount -t tmpfs -o mode=0755 tmpfs /opt
+mkdir -m 0755 /opt/rt24c
+unshare --mount --propagation private --net sh -c 'mount --bind /opt/rt24c /srv && exec python3 -c "$LISTEN" /srv/app.sock' &
+bg=$!
+i=0
+while [ ! -S /opt/rt24c/app.sock ] && [ $i -lt 1000 ]; do sleep 0.01; i=$((i+1)); done
+[ -S /opt/rt24c/app.sock ]
+`
+
+// TestRedteam24SocketOfAContainerIsCovered: the attempt against a daemon
+// in a container (its own network and mount namespaces) that listens on
+// a socket in a volume, a directory of the host bound into it
+// (/opt/rt24c, at /srv in the container), open to every user: the hook
+// connects to /opt/rt24c/app.sock. The list of the container's network
+// namespace names the socket by the path it was bound at in the
+// container's view. The run takes that path through the container's
+// mounts (/proc/PID/mountinfo, which every user may read) and its own to
+// where it sees the same file and covers it: a root caller's (root on its
+// own tree, on a tree nobody owns, --root-sandbox) checks that it is the
+// file the container's root (/proc/PID/root) holds there; a non-root
+// caller, who may not look into root's container, takes the socket it
+// finds there.
+func TestRedteam24SocketOfAContainerIsCovered(t *testing.T) {
+	requireBwrap(t)
+	requireRoot(t, "the test starts a daemon in a mount and a network namespace of its own, on a tmpfs over /opt in a mount namespace of its own")
+	requireTools(t, "python3", "unshare", "setpriv")
+	for _, d := range []string{"/opt", "/srv"} {
+		if fi, err := os.Stat(d); err != nil || !fi.IsDir() {
+			lacking(t, "a directory "+d)
+		}
+	}
+	for _, c := range callers(t) {
+		t.Run(c.name(), func(t *testing.T) {
+			dir := workTree(t)
+			res := vigilesInMountNS(t, c.runner, dir, containerDaemonSetup, []string{"LISTEN=" + netnsDaemonListen},
+				c.withArgs([]string{"--", "python3", "redteam24sock.py", "/opt/rt24c/app.sock"})...)
 			checkScriptRan(t, res, 1)
 		})
 	}
