@@ -3,6 +3,7 @@ package sandbox
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -10,7 +11,10 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"syscall"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/vigiles/action/pkg/sandbox/internal/fsx"
 )
@@ -107,17 +111,105 @@ func hostSocketMasks(dir string, v hostView, others []string) (dirs, files []str
 		return nil, nil, nil
 	}
 	defer f.Close()
-	lists := []io.Reader{f}
+	lists := []socketList{{f, resolvedSocket}}
+	own := sync.OnceValue(func() []fsx.Mount { m, _ := fsx.Mounts(); return m })
 	for _, p := range others {
 		g, err := os.Open(p)
 		if err != nil {
 			continue // its processes gone since
 		}
 		defer g.Close()
-		lists = append(lists, g)
+		lists = append(lists, socketList{g, foreignSocket(filepath.Dir(filepath.Dir(p)), own)})
 	}
-	// Each list begins with its header, which names no path.
-	return socketMasks(io.MultiReader(lists...), dir, v)
+	return socketListsMasks(lists, dir, v)
+}
+
+// A socketList is a list of unix sockets, as /proc/net/unix writes it,
+// and how its paths are taken to those the caller sees (a path and
+// whether it is a unix socket there).
+type socketList struct {
+	r       io.Reader
+	resolve func(string) (string, bool)
+}
+
+// foreignSocket is how the paths of the list of a process of another
+// network namespace, procPID (PROC/PID), are taken to the caller's view.
+// A path there is the one given to bind, in the view of the process that
+// bound it: a container's, with a directory of the host bound into it (a
+// volume), names its socket by the path inside, which leads elsewhere, or
+// nowhere, in the caller's. The path is taken through the mount of the
+// process's it lies in (its device and its root there, from its
+// mountinfo, which every user may read) to a mount of the caller's of the
+// same device that shows it. Where the caller may look into the process's
+// root (a root caller; a caller's own rootless container), the file found
+// there must be the one the caller sees (device and inode); where it may
+// not, a socket the caller sees at that path is taken for it (a wrong
+// one is covered for nothing). Where no mount of the caller's shows it,
+// the path is taken as the caller sees it, as the caller's own list's.
+func foreignSocket(procPID string, own func() []fsx.Mount) func(string) (string, bool) {
+	var theirs []fsx.Mount
+	read := false
+	return func(p string) (string, bool) {
+		p = filepath.Clean(p)
+		var st unix.Stat_t
+		known := &st
+		switch err := unix.Stat(procPID+"/root"+p, &st); {
+		case err == nil && st.Mode&unix.S_IFMT == unix.S_IFSOCK:
+		case errors.Is(err, unix.EACCES) || errors.Is(err, unix.EPERM):
+			known = nil // its root is not the caller's to look into
+		default:
+			return resolvedSocket(p) // gone, or no socket any more
+		}
+		if !read {
+			read = true
+			theirs, _ = fsx.MountsAt(procPID + "/mountinfo")
+		}
+		if r, ok := sameFileAt(p, known, theirs, own()); ok {
+			return r, true
+		}
+		return resolvedSocket(p)
+	}
+}
+
+// sameFileAt is where the caller, of mounts own, sees the file st that a
+// process of mounts theirs sees at p: through the mount of theirs p lies
+// in (the deepest, and of those on one point the last listed, the one on
+// top), the path within its file system, and a mount of own of the same
+// device whose root holds that path. st nil: the file is not known, and
+// a unix socket there is taken.
+func sameFileAt(p string, st *unix.Stat_t, theirs, own []fsx.Mount) (string, bool) {
+	best := -1
+	for i, m := range theirs {
+		if fsx.Under(p, m.Point) && (best < 0 || len(m.Point) >= len(theirs[best].Point)) {
+			best = i
+		}
+	}
+	if best < 0 {
+		return "", false
+	}
+	rel, err := filepath.Rel(theirs[best].Point, p)
+	if err != nil {
+		return "", false
+	}
+	inFS := filepath.Join(theirs[best].Root, rel)
+	for _, n := range own {
+		if n.Dev != theirs[best].Dev || !fsx.Under(inFS, n.Root) {
+			continue
+		}
+		r, err := filepath.Rel(n.Root, inFS)
+		if err != nil {
+			continue
+		}
+		c := filepath.Join(n.Point, r)
+		var cst unix.Stat_t
+		if unix.Lstat(c, &cst) != nil {
+			continue
+		}
+		if st == nil && cst.Mode&unix.S_IFMT == unix.S_IFSOCK || st != nil && cst.Dev == st.Dev && cst.Ino == st.Ino {
+			return c, true
+		}
+	}
+	return "", false
 }
 
 // otherNetNSUnixLists names one PID/net/unix under proc for each network
@@ -166,13 +258,23 @@ func fileIno(fi os.FileInfo) uint64 {
 
 // socketMasks is hostSocketMasks of the list r.
 func socketMasks(r io.Reader, dir string, v hostView) (dirs, files []string, err error) {
+	return socketListsMasks([]socketList{{r, resolvedSocket}}, dir, v)
+}
+
+// socketListsMasks is hostSocketMasks of lists, each socket once.
+func socketListsMasks(lists []socketList, dir string, v hostView) (dirs, files []string, err error) {
 	byDir := map[string][]string{}
 	var order []string
-	for _, s := range hostSockets(r, func(p string) (string, bool) {
-		r, ok := resolvedSocket(p)
-		return r, ok && !fsx.Under(r, dir) && !ownInSandbox(r) && v.sees(r)
-	}) {
-		if v.mayRead(s, 0o2) {
+	seen := map[string]bool{}
+	for _, l := range lists {
+		for _, s := range hostSockets(l.r, func(p string) (string, bool) {
+			r, ok := l.resolve(p)
+			return r, ok && !fsx.Under(r, dir) && !ownInSandbox(r) && v.sees(r)
+		}) {
+			if seen[s] || !v.mayRead(s, 0o2) {
+				continue
+			}
+			seen[s] = true
 			d := filepath.Dir(s)
 			if _, ok := byDir[d]; !ok {
 				order = append(order, d)

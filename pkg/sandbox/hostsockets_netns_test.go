@@ -1,11 +1,17 @@
 package sandbox
 
 import (
+	"net"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"testing"
 	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/vigiles/action/pkg/sandbox/internal/fsx"
 )
 
 // TestOtherNetNSUnixLists: a process in a network namespace of its own
@@ -71,5 +77,62 @@ func TestOtherNetNSUnixLists(t *testing.T) {
 func BenchmarkOtherNetNSUnixLists(b *testing.B) {
 	for b.Loop() {
 		otherNetNSUnixLists("/proc")
+	}
+}
+
+// TestSameFileAt: a socket a container binds in a volume (a directory of
+// the caller's bound at /srv in it) is found at the caller's path through
+// the container's mounts and the caller's own: the mount on top where two
+// are on one point, the file checked by device and inode where it is
+// known, a socket taken where it is not; a path in no mount the caller
+// shows, or another file, is not.
+func TestSameFileAt(t *testing.T) {
+	own, err := fsx.Mounts()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	sock := filepath.Join(dir, "vol", "app.sock")
+	os.Mkdir(filepath.Dir(sock), 0o755)
+	l, err := net.Listen("unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	var st unix.Stat_t
+	if err := unix.Stat(sock, &st); err != nil {
+		t.Fatal(err)
+	}
+	// The caller's mount the volume lies in, and the volume's path in its
+	// file system.
+	best := -1
+	for i, m := range own {
+		if fsx.Under(filepath.Dir(sock), m.Point) && (best < 0 || len(m.Point) >= len(own[best].Point)) {
+			best = i
+		}
+	}
+	if best < 0 {
+		t.Fatalf("no mount of the caller's holds %s", sock)
+	}
+	rel, _ := filepath.Rel(own[best].Point, filepath.Dir(sock))
+	vol := fsx.Mount{Point: "/srv", Dev: own[best].Dev, Root: filepath.Join(own[best].Root, rel)}
+	under := fsx.Mount{Point: "/srv", Dev: own[best].Dev, Root: filepath.Join(own[best].Root, rel, "elsewhere")}
+	theirs := []fsx.Mount{{Point: "/", Dev: "0:999", Root: "/"}, under, vol}
+	if got, ok := sameFileAt("/srv/app.sock", &st, theirs, own); !ok || got != sock {
+		t.Errorf("the socket known: %q, %v; want %s", got, ok, sock)
+	}
+	if got, ok := sameFileAt("/srv/app.sock", nil, theirs, own); !ok || got != sock {
+		t.Errorf("the socket not known: %q, %v; want %s", got, ok, sock)
+	}
+	other := st
+	other.Ino++
+	if got, ok := sameFileAt("/srv/app.sock", &other, theirs, own); ok {
+		t.Errorf("another file found at %s", got)
+	}
+	if got, ok := sameFileAt("/srv/app.sock", &st, []fsx.Mount{theirs[0], vol, under}, own); ok {
+		t.Errorf("the mount under the one on top was taken: %s", got)
+	}
+	if got, ok := sameFileAt("/app.sock", nil, theirs, own); ok {
+		t.Errorf("a path in a mount no mount of the caller's shows was found at %s", got)
 	}
 }

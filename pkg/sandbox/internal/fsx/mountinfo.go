@@ -27,6 +27,16 @@ func Mounts() ([]Mount, error) {
 	return parseMounts(string(b)), nil
 }
 
+// MountsAt lists the mounts a mountinfo file lists (/proc/PID/mountinfo:
+// another process's mount namespace's, paths in its view), as Mounts.
+func MountsAt(mountinfo string) ([]Mount, error) {
+	b, err := os.ReadFile(mountinfo)
+	if err != nil {
+		return nil, err
+	}
+	return parseMounts(string(b)), nil
+}
+
 // parseMounts reads mountinfo's lines: ID PARENT MAJ:MIN ROOT POINT
 // OPTIONS [OPTIONAL…] - TYPE SOURCE SUPER-OPTIONS, each field after one
 // space. Split at spaces alone: the kernel escapes only space, tab,
