@@ -115,3 +115,49 @@ func TestRedteam24SocketOfAContainerIsCovered(t *testing.T) {
 		})
 	}
 }
+
+// hostNetContainerDaemonSetup is containerDaemonSetup's daemon in a
+// container on the host's network (--network host: a mount namespace of
+// its own, the caller's network namespace), with the host's /opt/rt24h
+// bound at /opt/in in it, listening on /opt/in/app.sock there. The
+// caller's own list names the socket /opt/in/app.sock, which in the
+// caller's view is an empty directory's path.
+const hostNetContainerDaemonSetup = `mount -t tmpfs -o mode=0755 tmpfs /opt
+mkdir -m 0755 /opt/rt24h /opt/in
+unshare --mount --propagation private sh -c 'mount --bind /opt/rt24h /opt/in && exec python3 -c "$LISTEN" /opt/in/app.sock' &
+bg=$!
+i=0
+while [ ! -S /opt/rt24h/app.sock ] && [ $i -lt 1000 ]; do sleep 0.01; i=$((i+1)); done
+[ -S /opt/rt24h/app.sock ]
+`
+
+// TestRedteam24SocketOfAHostNetworkContainerIsCovered: the attempt
+// against a container on the host's network whose daemon listens in a
+// volume (/opt/rt24h, at /opt/in in it): the hook connects to
+// /opt/rt24h/app.sock. The caller's own /proc/net/unix names the socket
+// by the path inside the container, which leads to no socket in the
+// caller's view, and which process's view it is in the list does not
+// say: a root caller's run looks the path up in the root of each other
+// mount namespace it finds (/proc/PID/ns/mnt, /proc/PID/root) and takes
+// a socket there through that process's mounts and its own to where it
+// sees the same file. A non-root caller may read neither of another
+// user's process (see the honest limits), so its run is not tried here.
+func TestRedteam24SocketOfAHostNetworkContainerIsCovered(t *testing.T) {
+	requireBwrap(t)
+	requireRoot(t, "the test starts a daemon in a mount namespace of its own, on a tmpfs over /opt in a mount namespace of its own")
+	requireTools(t, "python3", "unshare", "setpriv")
+	if fi, err := os.Stat("/opt"); err != nil || !fi.IsDir() {
+		lacking(t, "a directory /opt")
+	}
+	for _, c := range callers(t) {
+		if c.cred != nil {
+			continue // a non-root caller may not look into root's container
+		}
+		t.Run(c.name(), func(t *testing.T) {
+			dir := workTree(t)
+			res := vigilesInMountNS(t, c.runner, dir, hostNetContainerDaemonSetup, []string{"LISTEN=" + netnsDaemonListen},
+				c.withArgs([]string{"--", "python3", "redteam24sock.py", "/opt/rt24h/app.sock"})...)
+			checkScriptRan(t, res, 1)
+		})
+	}
+}
