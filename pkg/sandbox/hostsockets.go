@@ -111,8 +111,8 @@ func hostSocketMasks(dir string, v hostView, others []string) (dirs, files []str
 		return nil, nil, nil
 	}
 	defer f.Close()
-	lists := []socketList{{f, resolvedSocket}}
 	own := sync.OnceValue(func() []fsx.Mount { m, _ := fsx.Mounts(); return m })
+	lists := []socketList{{f, ownListSocket("/proc", own)}}
 	for _, p := range others {
 		g, err := os.Open(p)
 		if err != nil {
@@ -169,6 +169,86 @@ func foreignSocket(procPID string, own func() []fsx.Mount) func(string) (string,
 		}
 		return resolvedSocket(p)
 	}
+}
+
+// maxForeignLooks bounds the looks into other mount namespaces' roots
+// (a stat each) that the paths of the caller's own list that lead to no
+// socket in its view may take in one run: any user may bind sockets by
+// paths of a mount namespace of its own in the caller's network
+// namespace, as many as its descriptors allow.
+const maxForeignLooks = 4096
+
+// ownListSocket is how the paths of the caller's own list are taken to
+// its view: as it sees them, and where that is no socket, through the
+// other mount namespaces it may look into (otherMountNSProcs under proc).
+// A container on the caller's network (--network host) binds a socket in
+// a volume by the path inside, which the list names, and the list does
+// not say whose view that is: the path is looked up in each of their
+// roots, and a socket found there taken through that process's mounts
+// and the caller's to where the caller sees the same file (sameFileAt).
+func ownListSocket(proc string, own func() []fsx.Mount) func(string) (string, bool) {
+	var procs []string
+	listed := false
+	mounts := map[string][]fsx.Mount{}
+	looks := 0
+	return func(p string) (string, bool) {
+		if r, ok := resolvedSocket(p); ok {
+			return r, true
+		}
+		if !listed {
+			listed = true
+			procs = otherMountNSProcs(proc)
+		}
+		p = filepath.Clean(p)
+		for _, pp := range procs {
+			if looks++; looks > maxForeignLooks {
+				return "", false
+			}
+			var st unix.Stat_t
+			if unix.Stat(pp+"/root"+p, &st) != nil || st.Mode&unix.S_IFMT != unix.S_IFSOCK {
+				continue
+			}
+			m, ok := mounts[pp]
+			if !ok {
+				m, _ = fsx.MountsAt(pp + "/mountinfo")
+				mounts[pp] = m
+			}
+			if r, ok := sameFileAt(p, &st, m, own()); ok {
+				return r, true
+			}
+		}
+		return "", false
+	}
+}
+
+// otherMountNSProcs names one PROC/PID for each mount namespace but the
+// caller's that its processes are in and the caller may look into (its
+// ns/mnt link, which asks what ptrace's read access asks: every process
+// for root, the caller's own otherwise).
+func otherMountNSProcs(proc string) []string {
+	own, err := os.Readlink(filepath.Join(proc, "self", "ns", "mnt"))
+	if err != nil {
+		return nil
+	}
+	seen := map[string]bool{own: true}
+	ents, err := os.ReadDir(proc)
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, e := range ents {
+		if n := e.Name(); n[0] < '0' || n[0] > '9' {
+			continue
+		}
+		p := filepath.Join(proc, e.Name())
+		ns, err := os.Readlink(filepath.Join(p, "ns", "mnt"))
+		if err != nil || seen[ns] {
+			continue
+		}
+		seen[ns] = true
+		out = append(out, p)
+	}
+	return out
 }
 
 // sameFileAt is where the caller, of mounts own, sees the file st that a

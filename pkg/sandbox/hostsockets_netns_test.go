@@ -136,3 +136,14 @@ func TestSameFileAt(t *testing.T) {
 		t.Errorf("a path in a mount no mount of the caller's shows was found at %s", got)
 	}
 }
+
+// BenchmarkOwnListSocketUnresolved is what a path of the caller's own
+// list that leads to no socket in its view costs a run, the first one
+// with the look for the other mount namespaces: a read of /proc, a
+// readlink of each process's ns/mnt, and a stat in each namespace's root.
+func BenchmarkOwnListSocketUnresolved(b *testing.B) {
+	own := func() []fsx.Mount { return nil }
+	for b.Loop() {
+		ownListSocket("/proc", own)("/nonexistent/vigiles-bench.sock")
+	}
+}
