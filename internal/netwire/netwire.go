@@ -23,10 +23,11 @@ func Install() { sandbox.SetNetwork(adapter{layer}) }
 
 // Stopped waits until every connector the broker stopped is gone (the
 // runs do not wait for that), and so are the cgroups the broker started
-// them in; call it before the process exits.
+// them in and those of runs whose last process was slow to leave; call it
+// before the process exits.
 func Stopped() {
 	layer.Stopped()
-	sandbox.WaitConnectorCgroups()
+	sandbox.WaitCgroups()
 }
 
 type adapter struct{ l *egress.Layer }

@@ -512,8 +512,8 @@ func (c *runCgroup) startConnector(cmd *exec.Cmd) (reaped func(), err error) {
 	c.connMu.Lock()
 	c.connectors++
 	c.connMu.Unlock()
-	connectorCgroups.Add(1)
-	reaped = sync.OnceFunc(func() { defer connectorCgroups.Done(); c.connectorGone(dir) })
+	lateCgroups.Add(1)
+	reaped = sync.OnceFunc(func() { defer lateCgroups.Done(); c.connectorGone(dir) })
 	if c.v2 {
 		var fd *os.File
 		if fd, err = os.Open(dir); err == nil {
@@ -535,19 +535,23 @@ func (c *runCgroup) startConnector(cmd *exec.Cmd) (reaped func(), err error) {
 	return reaped, nil
 }
 
-// connectorCgroups counts the connectors' cgroups not yet removed
-// (WaitConnectorCgroups).
-var connectorCgroups sync.WaitGroup
+// lateCgroups counts the cgroups removed after their run returned, not
+// yet gone: the connectors' and those remove left to the background
+// (WaitCgroups).
+var lateCgroups sync.WaitGroup
 
-// WaitConnectorCgroups waits until the cgroup of every connector started
-// (startConnector) is removed, with the run's memory cgroup where the
-// connector outlived its run. Call it before the process exits, once the
-// network layer has been told to stop its connectors: each is removed
-// once its connector is reaped, which may come after the run returned
-// (pasta's guard, reaped on its own; a connector whose stop comes late).
-// An exit before that left the run's memory cgroup behind, empty, until
-// the next broker's sweep.
-func WaitConnectorCgroups() { connectorCgroups.Wait() }
+// WaitCgroups waits until the cgroups removed after their run returned
+// are gone: the cgroup of every connector started (startConnector), with
+// the run's memory cgroup where the connector outlived its run, and the
+// cgroups of a run whose last process was slower to leave than remove
+// waits (one killed for memory, under pressure), which go on being
+// removed in the background. Call it before the process exits, once the
+// network layer has been told to stop its connectors: each connector's is
+// removed once its connector is reaped, which may come after the run
+// returned (pasta's guard, reaped on its own; a connector whose stop
+// comes late). An exit before that left the run's cgroups behind, empty,
+// until the next broker's sweep.
+func WaitCgroups() { lateCgroups.Wait() }
 
 // connectorGone removes dir, a connector's cgroup whose connector was
 // reaped, keeping the OOM kills it counted for hit, and the run's memory
@@ -773,7 +777,10 @@ func (c *runCgroup) remove() {
 			// pressure): the run does not wait for it, and the cgroups
 			// are not left for as long as the broker lives (an audit's)
 			// either. Those after it are its parents, busy until it goes.
+			// The broker's exit waits for them (WaitCgroups).
+			lateCgroups.Add(1)
 			go func() {
+				defer lateCgroups.Done()
 				for _, d := range dirs[i:] {
 					removeCgroup(d, 30*time.Second)
 				}

@@ -339,3 +339,38 @@ func TestSweepEndsADeadBrokersConnector(t *testing.T) {
 		t.Fatal("the connector in a dead broker's cgroup was left running (30 s after the sweep)")
 	}
 }
+
+// TestCgroupsLeftToTheBackgroundAreWaitedFor: a run's cgroup still busy
+// when remove gives up (a last process slower to leave, as one killed
+// for memory under pressure is; here a cgroup below it, which keeps it
+// busy the same way) is removed in the background, and WaitCgroups,
+// which a broker calls before it exits, waits for that removal. It
+// waited only for connectors' cgroups, so a `vigiles run` whose command
+// was killed for memory on a loaded machine exited with the run's
+// cgroups left behind, empty, until the next broker's sweep.
+func TestCgroupsLeftToTheBackgroundAreWaitedFor(t *testing.T) {
+	requireRoot(t, "only a root caller's runs get cgroups")
+	cg, err := newRunCgroup(true, false, false, Limits{Pids: 64, RunMemoryBytes: 256 << 20})
+	if cg == nil {
+		missing(t, fmt.Sprintf("a cgroup a root caller's run can be born in (%v)", err))
+	}
+	dirs := cg.dirs()
+	busy := filepath.Join(dirs[0], "busy")
+	if err := os.Mkdir(busy, 0o755); err != nil {
+		cg.remove()
+		t.Fatal(err)
+	}
+	cg.remove() // gives up on dirs[0] after 500 ms: the rest is the background's
+	if _, err := os.Stat(dirs[0]); err != nil {
+		t.Fatalf("%s was removed with a cgroup below it: %v", dirs[0], err)
+	}
+	if err := os.Remove(busy); err != nil {
+		t.Fatal(err)
+	}
+	WaitCgroups()
+	for _, d := range dirs {
+		if _, err := os.Stat(d); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("%s is left once WaitCgroups returned (%v)", d, err)
+		}
+	}
+}
