@@ -31,7 +31,9 @@ func TestResourceLimits(t *testing.T) {
 		// sleep 2 past 20 s, and the run ended at its timeout first.
 		{"fork bomb", []string{"--limit-pids", "64", "--timeout", "60s"},
 			`bomb() { bomb | bomb & }; bomb; sleep 2; exit 0`, "pids", "", nil},
-		{"fork bomb while the DNS stub is flooded", []string{"--limit-pids", "64", "--timeout", "30s"},
+		// 90 s, as the plain bomb's 60 s: the timeout only bounds a hung
+		// run, and a starved machine's python3 is slow to fork and flood.
+		{"fork bomb while the DNS stub is flooded", []string{"--limit-pids", "64", "--timeout", "90s"},
 			// Once the command fills its process limit, a flood of DNS
 			// questions made the init's stub (a goroutine a question) need
 			// an OS thread the limit denied, and the init died with the
@@ -89,7 +91,10 @@ while time.time() < end:
 			`dd if=/dev/zero of=/tmp/big bs=1M count=200 2>/dev/null; exit 0`, "scratch", "", nil},
 		{"one huge file", []string{"--limit-file-size", "1048576"},
 			`dd if=/dev/zero of=big bs=1M count=20`, "file-size", "", nil},
-		{"cpu spinner", []string{"--limit-cpu", "1", "--timeout", "30s"},
+		// 90 s: a second of CPU time is 30 s of wall time where the
+		// spinner gets 3% of a core, and the timeout, which only bounds a
+		// hung run, came first (timedOut, not limitHit cpu).
+		{"cpu spinner", []string{"--limit-cpu", "1", "--timeout", "90s"},
 			`while :; do :; done`, "cpu", "", nil},
 		{"wall clock", []string{"--timeout", "1s"},
 			`sleep 60`, "wall-time", "", func(t *testing.T, res result) {
