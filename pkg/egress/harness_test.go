@@ -176,9 +176,10 @@ func runProbe(p string, env []string) probeResult {
 	switch kind {
 	case "sh":
 		// Room for a flood on a loaded machine (order_test.go's 10,005
-		// datagrams under -race took over 20 s with the cores busy); the
-		// child itself is killed at 90 s.
-		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+		// datagrams under -race took over 20 s with the cores busy, a
+		// probe holding thousands of connections over 90 s): a bound on a
+		// hung probe, below the child's own (5 minutes, runChild).
+		ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 		defer cancel()
 		cmd := exec.CommandContext(ctx, "bash", "-c", arg)
 		cmd.Env = append(os.Environ(), env...)

@@ -77,7 +77,7 @@ func TestAbortedRunLeavesNothing(t *testing.T) {
 	}
 	// They were reparented when bwrap was killed: watch them by pid.
 	for _, pid := range pids {
-		for gone := time.Now().Add(10 * time.Second); alive(pid); time.Sleep(10 * time.Millisecond) {
+		for gone := time.Now().Add(time.Minute); alive(pid); time.Sleep(10 * time.Millisecond) { // a bound on a hang
 			if time.Now().After(gone) {
 				t.Errorf("the aborted run left pid %d behind", pid)
 				break

@@ -26,7 +26,7 @@ func TestAllowUnprivilegedCaller(t *testing.T) {
 	hook := `ip -4 -o addr show dev tap0; ip -4 route show default
 		(echo hi > /dev/tcp/192.0.2.10/4444) 2>/dev/null
 		exit 0`
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute) // a bound on a hang, as runVigiles
 	defer cancel()
 	cmd, stdout, stderr := nobodyAllowRun(ctx, t, "", "bash", "-c", hook)
 	res := confinedAsNobody(t, cmd.Run(), stdout, stderr)

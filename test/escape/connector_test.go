@@ -47,7 +47,7 @@ pids="$pids $!"
 for r in vgt lo listen; do
 	n=0
 	until [ -e $d/$r.ready ]; do
-		n=$((n+1)); [ $n -lt 1000 ] || { cat $d/*.out >&2; exit 1; }
+		n=$((n+1)); [ $n -lt 12000 ] || { cat $d/*.out >&2; exit 1; } # 2 minutes: a bound on a hang
 		sleep 0.01
 	done
 done

@@ -21,7 +21,7 @@ import (
 // TestAllowUnprivilegedCaller); the test reads the connector's
 // /proc/PID/limits while the hook sleeps.
 func TestAllowUnprivilegedConnectorOpenFiles(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute) // a bound on a hang, as runVigiles
 	defer cancel()
 	cmd, stdout, stderr := nobodyAllowRun(ctx, t, "ulimit -Hn 20000; ulimit -Sn 20000", "sleep", "5")
 	if err := cmd.Start(); err != nil {

@@ -46,7 +46,7 @@ nsenter -t $vmt -n python3 $d/echo.py $d/echo.ready >$d/echo.out 2>&1 &
 pids="$pids $!"
 n=0
 until [ -e $d/echo.ready ]; do
-	n=$((n+1)); [ $n -lt 1000 ] || { cat $d/echo.out >&2; exit 1; }
+	n=$((n+1)); [ $n -lt 12000 ] || { cat $d/echo.out >&2; exit 1; } # 2 minutes: a bound on a hang
 	sleep 0.01
 done
 "$@"

@@ -266,11 +266,12 @@ const runnerFilesSh = `runner_files() {
 	echo 'curl -H "Authorization: Bearer h107-runner-step-token"' > "$1/_work/_temp/step.sh"
 }
 # wait_exec PID PROG waits until the process PID runs PROG (its exec, past
-# setpriv's, done), for at most 10 s: vigiles looks for runners as it
-# starts, and one still being started is not yet one.
+# setpriv's, done), for at most 2 minutes (a bound on a hang): vigiles
+# looks for runners as it starts, and one still being started is not yet
+# one.
 wait_exec() {
 	i=0
-	while [ "$(readlink "/proc/$1/exe")" != "$2" ] && [ $i -lt 1000 ]; do sleep 0.01; i=$((i+1)); done
+	while [ "$(readlink "/proc/$1/exe")" != "$2" ] && [ $i -lt 12000 ]; do sleep 0.01; i=$((i+1)); done
 }
 `
 
