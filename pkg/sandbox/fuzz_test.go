@@ -5,7 +5,6 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"unicode/utf8"
@@ -64,7 +63,6 @@ func FuzzOutputCapture(f *testing.F) {
 
 // resetProbe forgets the cached confinement probe.
 func resetProbe() {
-	probeOnce = sync.Once{}
 	probed.Store(false)
 	probeResult = Capability{}
 }

@@ -15,8 +15,8 @@ import (
 )
 
 var (
-	probeOnce   sync.Once
-	probeResult Capability
+	probeMu     sync.Mutex // held while a probe runs
+	probeResult Capability // the probe's answer, once probed
 	probed      atomic.Bool
 )
 
@@ -37,16 +37,28 @@ func assumedCapability() Capability {
 	return Capability{Confine: Available, bwrap: bwrap}
 }
 
-// ProbeConfinement finds out, once per process, whether this host can
-// confine: it runs bubblewrap for real with every namespace and capability
-// a confined run uses, and answers available, unsupported (with the fix)
-// or inconclusive.
+// ProbeConfinement finds out whether this host can confine: it runs
+// bubblewrap for real with every namespace and capability a confined run
+// uses, and answers available, unsupported (with the fix) or
+// inconclusive. An answer is kept for the process; an inconclusive one (a
+// bubblewrap that did not answer within its 10 s on a starved machine) is
+// not, so the next call probes again, where a long audit named that
+// starved moment as the cause of every later sandbox that failed.
 func ProbeConfinement(ctx context.Context) Capability {
-	probeOnce.Do(func() {
-		probeResult = probeConfinement(ctx)
+	if probed.Load() {
+		return probeResult
+	}
+	probeMu.Lock()
+	defer probeMu.Unlock()
+	if probed.Load() {
+		return probeResult
+	}
+	c := probeConfinement(ctx)
+	if c.Confine != Inconclusive {
+		probeResult = c
 		probed.Store(true)
-	})
-	return probeResult
+	}
+	return c
 }
 
 func probeConfinement(ctx context.Context) Capability {
