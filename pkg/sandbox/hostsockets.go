@@ -34,10 +34,12 @@ const procNetUnix = "/proc/net/unix"
 // abstract socket (@name) is the namespace's own and out of reach; a path
 // that names no socket any more (the daemon gone, or a path of another
 // mount namespace's) is left, so that no file of another kind is covered.
-// isSocket says which to keep, and by what path (hostSocketMasks: the file
-// itself, where the path passes a link, as /var/run to /run; outside the
-// tree, seen by the run, a socket), a parameter for the tests.
-func hostSockets(r io.Reader, isSocket func(string) (string, bool)) []string {
+// isSocket says which to keep, and by what paths (hostSocketMasks: the
+// file itself, where the path passes a link, as /var/run to /run; outside
+// the tree, seen by the run, a socket; a path of the caller's list may lead
+// to a socket in its view and to another in a container's), a parameter
+// for the tests.
+func hostSockets(r io.Reader, isSocket func(string) []string) []string {
 	var out []string
 	// A listening socket's path is listed again for each connection it
 	// accepted: each path is resolved and looked at once.
@@ -68,8 +70,10 @@ func hostSockets(r io.Reader, isSocket func(string) (string, bool)) []string {
 			continue
 		}
 		seen[p] = true
-		if r, ok := isSocket(p); ok && !slices.Contains(out, r) {
-			out = append(out, r)
+		for _, r := range isSocket(p) {
+			if !slices.Contains(out, r) {
+				out = append(out, r)
+			}
 		}
 	}
 	return out
@@ -84,6 +88,14 @@ func resolvedSocket(p string) (string, bool) {
 	}
 	fi, err := os.Stat(r)
 	return r, err == nil && fi.Mode()&os.ModeSocket != 0
+}
+
+// resolvedSockets is resolvedSocket's socket, if any, as a list.
+func resolvedSockets(p string) []string {
+	if r, ok := resolvedSocket(p); ok {
+		return []string{r}
+	}
+	return nil
 }
 
 // maxSocketMasks bounds the sockets one run covers one by one: each is a
@@ -129,7 +141,7 @@ func hostSocketMasks(dir string, v hostView, others []string) (dirs, files []str
 // whether it is a unix socket there).
 type socketList struct {
 	r       io.Reader
-	resolve func(string) (string, bool)
+	resolve func(string) []string
 }
 
 // foreignSocket is how the paths of the list of a process of another
@@ -146,10 +158,10 @@ type socketList struct {
 // not, a socket the caller sees at that path is taken for it (a wrong
 // one is covered for nothing). Where no mount of the caller's shows it,
 // the path is taken as the caller sees it, as the caller's own list's.
-func foreignSocket(procPID string, own func() []fsx.Mount) func(string) (string, bool) {
+func foreignSocket(procPID string, own func() []fsx.Mount) func(string) []string {
 	var theirs []fsx.Mount
 	read := false
-	return func(p string) (string, bool) {
+	return func(p string) []string {
 		p = filepath.Clean(p)
 		var st unix.Stat_t
 		known := &st
@@ -158,42 +170,47 @@ func foreignSocket(procPID string, own func() []fsx.Mount) func(string) (string,
 		case errors.Is(err, unix.EACCES) || errors.Is(err, unix.EPERM):
 			known = nil // its root is not the caller's to look into
 		default:
-			return resolvedSocket(p) // gone, or no socket any more
+			return resolvedSockets(p) // gone, or no socket any more
 		}
 		if !read {
 			read = true
 			theirs, _ = fsx.MountsAt(procPID + "/mountinfo")
 		}
 		if r, ok := sameFileAt(p, known, theirs, own()); ok {
-			return r, true
+			return []string{r}
 		}
-		return resolvedSocket(p)
+		return resolvedSockets(p)
 	}
 }
 
 // maxForeignLooks bounds the looks into other mount namespaces' roots
 // (a stat each) that the paths of the caller's own list that lead to no
-// socket in its view may take in one run: any user may bind sockets by
-// paths of a mount namespace of its own in the caller's network
-// namespace, as many as its descriptors allow.
+// socket in its view may take in one run, and, apart, those that lead to
+// one: any user may bind sockets by paths of a mount namespace of its own
+// in the caller's network namespace, as many as its descriptors allow.
 const maxForeignLooks = 4096
 
 // ownListSocket is how the paths of the caller's own list are taken to
-// its view: as it sees them, and where that is no socket, through the
-// other mount namespaces it may look into (otherMountNSProcs under proc).
-// A container on the caller's network (--network host) binds a socket in
-// a volume by the path inside, which the list names, and the list does
-// not say whose view that is: the path is looked up in each of their
-// roots, and a socket found there taken through that process's mounts
-// and the caller's to where the caller sees the same file (sameFileAt).
-func ownListSocket(proc string, own func() []fsx.Mount) func(string) (string, bool) {
+// its view: as it sees them, and through the other mount namespaces it
+// may look into (otherMountNSProcs under proc). A container on the
+// caller's network (--network host) binds a socket in a volume by the
+// path inside, which the list names, and the list does not say whose view
+// that is: the path is looked up in each of their roots, and every socket
+// found there taken through that process's mounts and the caller's to
+// where the caller sees the same file (sameFileAt). That the path leads
+// to a socket in the caller's view does not end the look: any user may
+// leave a socket file where a container's socket is inside it (a path in
+// /tmp, the container's /tmp a volume), and the daemon's would be left.
+func ownListSocket(proc string, own func() []fsx.Mount) func(string) []string {
 	var procs []string
 	listed := false
 	mounts := map[string][]fsx.Mount{}
-	looks := 0
-	return func(p string) (string, bool) {
-		if r, ok := resolvedSocket(p); ok {
-			return r, true
+	looks, looksSeen := 0, 0
+	return func(p string) []string {
+		out := resolvedSockets(p)
+		n := &looks
+		if len(out) > 0 {
+			n = &looksSeen
 		}
 		if !listed {
 			listed = true
@@ -201,8 +218,8 @@ func ownListSocket(proc string, own func() []fsx.Mount) func(string) (string, bo
 		}
 		p = filepath.Clean(p)
 		for _, pp := range procs {
-			if looks++; looks > maxForeignLooks {
-				return "", false
+			if *n++; *n > maxForeignLooks {
+				break
 			}
 			var st unix.Stat_t
 			if unix.Stat(pp+"/root"+p, &st) != nil || st.Mode&unix.S_IFMT != unix.S_IFSOCK {
@@ -213,11 +230,11 @@ func ownListSocket(proc string, own func() []fsx.Mount) func(string) (string, bo
 				m, _ = fsx.MountsAt(pp + "/mountinfo")
 				mounts[pp] = m
 			}
-			if r, ok := sameFileAt(p, &st, m, own()); ok {
-				return r, true
+			if r, ok := sameFileAt(p, &st, m, own()); ok && !slices.Contains(out, r) {
+				out = append(out, r)
 			}
 		}
-		return "", false
+		return out
 	}
 }
 
@@ -338,7 +355,7 @@ func fileIno(fi os.FileInfo) uint64 {
 
 // socketMasks is hostSocketMasks of the list r.
 func socketMasks(r io.Reader, dir string, v hostView) (dirs, files []string, err error) {
-	return socketListsMasks([]socketList{{r, resolvedSocket}}, dir, v)
+	return socketListsMasks([]socketList{{r, resolvedSockets}}, dir, v)
 }
 
 // socketListsMasks is hostSocketMasks of lists, each socket once.
@@ -347,9 +364,14 @@ func socketListsMasks(lists []socketList, dir string, v hostView) (dirs, files [
 	var order []string
 	seen := map[string]bool{}
 	for _, l := range lists {
-		for _, s := range hostSockets(l.r, func(p string) (string, bool) {
-			r, ok := l.resolve(p)
-			return r, ok && !fsx.Under(r, dir) && !ownInSandbox(r) && v.sees(r)
+		for _, s := range hostSockets(l.r, func(p string) []string {
+			var out []string
+			for _, r := range l.resolve(p) {
+				if !fsx.Under(r, dir) && !ownInSandbox(r) && v.sees(r) {
+					out = append(out, r)
+				}
+			}
+			return out
 		}) {
 			if seen[s] || !v.mayRead(s, 0o2) {
 				continue

@@ -1,11 +1,13 @@
 package sandbox
 
 import (
+	"fmt"
 	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -145,5 +147,33 @@ func BenchmarkOwnListSocketUnresolved(b *testing.B) {
 	own := func() []fsx.Mount { return nil }
 	for b.Loop() {
 		ownListSocket("/proc", own)("/nonexistent/vigiles-bench.sock")
+	}
+}
+
+// BenchmarkOwnListSockets is what the caller's own list costs a run where
+// it names 50 sockets the caller sees: each path looked at in the caller's
+// view and in the root of each other mount namespace, for a container's
+// socket behind it.
+func BenchmarkOwnListSockets(b *testing.B) {
+	d := b.TempDir()
+	var list strings.Builder
+	list.WriteString("Num RefCount Protocol Flags Type St Inode Path\n")
+	for i := range 50 {
+		p := filepath.Join(d, fmt.Sprintf("s%d.sock", i))
+		fd, err := unix.Socket(unix.AF_UNIX, unix.SOCK_STREAM, 0)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := unix.Bind(fd, &unix.SockaddrUnix{Name: p}); err != nil {
+			b.Fatal(err)
+		}
+		unix.Close(fd)
+		fmt.Fprintf(&list, "0000000000000000: 00000002 00000000 00010000 0001 01 %d %s\n", 30000+i, p)
+	}
+	own := func() []fsx.Mount { m, _ := fsx.Mounts(); return m }
+	for b.Loop() {
+		if got := hostSockets(strings.NewReader(list.String()), ownListSocket("/proc", own)); len(got) != 50 {
+			b.Fatalf("%d sockets, want 50", len(got))
+		}
 	}
 }

@@ -24,14 +24,14 @@ func TestHostSockets(t *testing.T) {
 0000000000000000: 00000002 00000000 00000000 0002 01 20006 /var/lib/gone.sock
 0000000000000000: 00000002 00000000 00000000 0002 01 20007 /var/run/link.sock
 `
-	got := hostSockets(strings.NewReader(in), func(p string) (string, bool) {
+	got := hostSockets(strings.NewReader(in), func(p string) []string {
 		switch p {
 		case "/var/lib/gone.sock":
-			return "", false
+			return nil
 		case "/var/run/link.sock":
-			return "/run/link.sock", true
+			return []string{"/run/link.sock"}
 		}
-		return p, true
+		return []string{p}
 	})
 	want := []string{"/var/lib/lxd/unix.socket", "/var/snap/my app/daemon.sock", "/run/link.sock"}
 	if !slices.Equal(got, want) {

@@ -1,0 +1,59 @@
+package escape
+
+import (
+	"os"
+	"testing"
+)
+
+// Round twenty-five: round twenty-four's look-ups of the host's unix
+// sockets as attack surface. Another lane's hook and any local user shape
+// what they read: the paths in a list, the mount namespaces they are
+// looked up in.
+
+// decoyHostNetContainerSetup is hostNetContainerDaemonSetup's container on
+// the host's network (the host's /opt/rt25h bound at /opt/in in it,
+// listening on /opt/in/app.sock there), with a decoy: a socket file that
+// another local user left at /opt/in/app.sock in the caller's own view
+// (bound and closed: no daemon behind it, and no line of its own in the
+// list).
+const decoyHostNetContainerSetup = `mount -t tmpfs -o mode=0755 tmpfs /opt
+mkdir -m 0755 /opt/rt25h /opt/in
+python3 -c 'import socket; socket.socket(socket.AF_UNIX).bind("/opt/in/app.sock")'
+[ -S /opt/in/app.sock ]
+unshare --mount --propagation private sh -c 'mount --bind /opt/rt25h /opt/in && exec python3 -c "$LISTEN" /opt/in/app.sock' &
+bg=$!
+i=0
+while [ ! -S /opt/rt25h/app.sock ] && [ $i -lt 1000 ]; do sleep 0.01; i=$((i+1)); done
+[ -S /opt/rt25h/app.sock ]
+`
+
+// TestRedteam25DecoyDoesNotUncoverAHostNetworkContainerSocket: round
+// twenty-four's container on the host's network, whose daemon listens in
+// a volume (/opt/rt25h, at /opt/in in it), and a decoy: a socket file any
+// local user may leave at the path the container's socket has inside it
+// (/opt/in/app.sock: in /tmp, say, where the container's /tmp is a
+// volume) in the caller's own view. The caller's list names the daemon's
+// socket by that path; the run took the decoy there for it, covered the
+// decoy and left the daemon's socket, /opt/rt25h/app.sock, open: the hook
+// of each root caller connected and read the daemon's answer. The run now
+// takes the path in the caller's view and in each other mount namespace's
+// root, and covers every socket it finds.
+func TestRedteam25DecoyDoesNotUncoverAHostNetworkContainerSocket(t *testing.T) {
+	requireBwrap(t)
+	requireRoot(t, "the test starts a daemon in a mount namespace of its own, on a tmpfs over /opt in a mount namespace of its own")
+	requireTools(t, "python3", "unshare", "setpriv")
+	if fi, err := os.Stat("/opt"); err != nil || !fi.IsDir() {
+		lacking(t, "a directory /opt")
+	}
+	for _, c := range callers(t) {
+		if c.cred != nil {
+			continue // a non-root caller may not look into root's container
+		}
+		t.Run(c.name(), func(t *testing.T) {
+			dir := workTree(t)
+			res := vigilesInMountNS(t, c.runner, dir, decoyHostNetContainerSetup, []string{"LISTEN=" + netnsDaemonListen},
+				c.withArgs([]string{"--", "python3", "redteam24sock.py", "/opt/rt25h/app.sock"})...)
+			checkScriptRan(t, res, 1)
+		})
+	}
+}
