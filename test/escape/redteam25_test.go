@@ -57,3 +57,55 @@ func TestRedteam25DecoyDoesNotUncoverAHostNetworkContainerSocket(t *testing.T) {
 		})
 	}
 }
+
+// fuseNetNSSetup is a local user's network and mount namespace of its own
+// (unshare -Urm --net: a user namespace, as any user may make one), in
+// which a daemon listens on /opt/rt25f/x.sock and, after, a FUSE file
+// system that never answers (its /dev/fuse descriptor never read) is
+// mounted over /opt/rt25f: every look into it waits for an answer that
+// does not come. Its namespace's list names the socket; the set-up's look
+// for it goes through the process's root, /proc/PID/root/opt/rt25f/x.sock.
+const fuseNetNSSetup = `mount -t tmpfs -o mode=0755 tmpfs /opt
+mkdir -m 0755 /opt/rt25f
+unshare -Urm --propagation private --net sh -c '
+python3 -c "$LISTEN" /opt/rt25f/x.sock &
+i=0
+while [ ! -S /opt/rt25f/x.sock ] && [ $i -lt 1000 ]; do sleep 0.01; i=$((i+1)); done
+exec 3<>/dev/fuse
+mount -t fuse -o fd=3,rootmode=40000,user_id=0,group_id=0,allow_other none /opt/rt25f
+touch /opt/rt25f.mounted
+wait' &
+bg=$!
+i=0
+while [ ! -e /opt/rt25f.mounted ] && [ $i -lt 1000 ]; do sleep 0.01; i=$((i+1)); done
+[ -e /opt/rt25f.mounted ]
+`
+
+// TestRedteam25UnansweredFUSEInAnotherNamespaceDoesNotHangTheRun: the
+// attempt to hang every run of the host: a local user's daemon in a
+// network and mount namespace of its own listens on a socket under a
+// directory it then covers with a FUSE file system that never answers
+// (allow_other). The set-up looks at the socket through the daemon's root
+// (/proc/PID/root), which would wait for ever on a FUSE file system of
+// the host's; this one was mounted in a user namespace, and the kernel
+// refuses a process outside it (EACCES) without asking: the run ends, and
+// the hook finds no socket at /opt/rt25f/x.sock. What held, pinned.
+func TestRedteam25UnansweredFUSEInAnotherNamespaceDoesNotHangTheRun(t *testing.T) {
+	requireBwrap(t)
+	requireRoot(t, "the test mounts a FUSE file system in a user namespace, on a tmpfs over /opt in a mount namespace of its own")
+	requireTools(t, "python3", "unshare", "setpriv")
+	if fi, err := os.Stat("/opt"); err != nil || !fi.IsDir() {
+		lacking(t, "a directory /opt")
+	}
+	if _, err := os.Stat("/dev/fuse"); err != nil {
+		lacking(t, "/dev/fuse")
+	}
+	for _, c := range callers(t) {
+		t.Run(c.name(), func(t *testing.T) {
+			dir := workTree(t)
+			res := vigilesInMountNS(t, c.runner, dir, fuseNetNSSetup, []string{"LISTEN=" + netnsDaemonListen},
+				c.withArgs([]string{"--", "python3", "redteam24sock.py", "/opt/rt25f/x.sock"})...)
+			checkScriptRan(t, res, 1)
+		})
+	}
+}
