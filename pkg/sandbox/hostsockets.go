@@ -41,6 +41,7 @@ const procNetUnix = "/proc/net/unix"
 // for the tests.
 func hostSockets(r io.Reader, isSocket func(string) []string) []string {
 	var out []string
+	kept := map[string]bool{} // out, for a list of many thousands
 	// A listening socket's path is listed again for each connection it
 	// accepted: each path is resolved and looked at once.
 	seen := map[string]bool{}
@@ -71,7 +72,8 @@ func hostSockets(r io.Reader, isSocket func(string) []string) []string {
 		}
 		seen[p] = true
 		for _, r := range isSocket(p) {
-			if !slices.Contains(out, r) {
+			if !kept[r] {
+				kept[r] = true
 				out = append(out, r)
 			}
 		}

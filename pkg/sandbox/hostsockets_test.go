@@ -113,3 +113,20 @@ func TestSocketMasks(t *testing.T) {
 		t.Errorf("socketMasks of %d sockets beside a file: %v; want an error naming the directory and a fix", maxSocketMasks+1, err)
 	}
 }
+
+// BenchmarkHostSocketsMany is what a list of 19,000 distinct sockets (what
+// one process of a user whose descriptors are bounded at 20,000 may bind
+// in a network namespace of its own) costs a run past their look-ups.
+func BenchmarkHostSocketsMany(b *testing.B) {
+	var list strings.Builder
+	list.WriteString("Num RefCount Protocol Flags Type St Inode Path\n")
+	for i := range 19000 {
+		fmt.Fprintf(&list, "0000000000000000: 00000002 00000000 00010000 0001 01 %d /opt/m/%d.sock\n", 40000+i, i)
+	}
+	each := func(p string) []string { return []string{p} }
+	for b.Loop() {
+		if got := hostSockets(strings.NewReader(list.String()), each); len(got) != 19000 {
+			b.Fatalf("%d sockets, want 19000", len(got))
+		}
+	}
+}
