@@ -505,11 +505,11 @@ func runConfined(ctx context.Context, spec Spec, bwrap, cwd string, gate *turnGa
 	res.Tier = TierConfined
 	fsx.CloexecFrom(3) // only what is handed on purpose crosses into the sandbox
 	fail := func(err error) (*Result, error) { return failed(res, TierConfined, err) }
-	// The lists of unix sockets of the host's other network namespaces
-	// (a stat of each process's list, some 8 µs a process) are looked for
+	// The host's other network and mount namespaces (a stat and a
+	// readlink of each process's, some 10 µs a process) are looked for
 	// beside the rest of the set-up, for hostSocketMasks.
-	netnsLists := make(chan []string, 1)
-	go func() { netnsLists <- otherNetNSUnixLists("/proc") }()
+	otherNS := make(chan otherNamespaces, 1)
+	go func() { otherNS <- findOtherNamespaces("/proc") }()
 	if err := normalScheduling(); err != nil {
 		return fail(fmt.Errorf("%w: giving vigiles' processes normal scheduling: %v; fix: start vigiles without a realtime policy (chrt) or a negative nice value", ErrRefused, err))
 	}
@@ -696,7 +696,7 @@ func runConfined(ctx context.Context, spec Spec, bwrap, cwd string, gate *turnGa
 	// masks (a container engine's or LXD's under /var/lib or /var/snap,
 	// one of a daemon in a network namespace of its own), which answers
 	// whoever may write it, the caller's groups counted.
-	sockDirs, sockFiles, err := hostSocketMasks(spec.Dir, view, <-netnsLists)
+	sockDirs, sockFiles, err := hostSocketMasks(spec.Dir, view, <-otherNS)
 	if err != nil {
 		return fail(fmt.Errorf("%w: %w", ErrRefused, err))
 	}

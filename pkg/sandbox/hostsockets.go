@@ -117,17 +117,17 @@ const maxSocketMasks = 512
 // and those under /dev the sandbox's own /dev hides (ownInSandbox).
 // More than maxSocketMasks left to cover one by one is an error naming the
 // directory that holds most of them: the run is refused, not left open.
-// others are the lists of the host's other network namespaces
-// (otherNetNSUnixLists), read after the caller's own.
-func hostSocketMasks(dir string, v hostView, others []string) (dirs, files []string, err error) {
+// others is what a read of /proc found of the host's other namespaces
+// (findOtherNamespaces): their lists are read after the caller's own.
+func hostSocketMasks(dir string, v hostView, others otherNamespaces) (dirs, files []string, err error) {
 	f, err := os.Open(procNetUnix)
 	if err != nil {
 		return nil, nil, nil
 	}
 	defer f.Close()
 	own := sync.OnceValue(func() []fsx.Mount { m, _ := fsx.Mounts(); return m })
-	lists := []socketList{{f, ownListSocket("/proc", own)}}
-	for _, p := range others {
+	lists := []socketList{{f, ownListSocket(others.mountProcs, own)}}
+	for _, p := range others.netUnix {
 		g, err := os.Open(p)
 		if err != nil {
 			continue // its processes gone since
@@ -194,7 +194,7 @@ const maxForeignLooks = 4096
 
 // ownListSocket is how the paths of the caller's own list are taken to
 // its view: as it sees them, and through the other mount namespaces it
-// may look into (otherMountNSProcs under proc). A container on the
+// may look into (procs, one PROC/PID of each: findOtherNamespaces). A container on the
 // caller's network (--network host) binds a socket in a volume by the
 // path inside, which the list names, and the list does not say whose view
 // that is: the path is looked up in each of their roots, and every socket
@@ -203,9 +203,7 @@ const maxForeignLooks = 4096
 // to a socket in the caller's view does not end the look: any user may
 // leave a socket file where a container's socket is inside it (a path in
 // /tmp, the container's /tmp a volume), and the daemon's would be left.
-func ownListSocket(proc string, own func() []fsx.Mount) func(string) []string {
-	var procs []string
-	listed := false
+func ownListSocket(procs []string, own func() []fsx.Mount) func(string) []string {
 	mounts := map[string][]fsx.Mount{}
 	looks, looksSeen := 0, 0
 	return func(p string) []string {
@@ -213,10 +211,6 @@ func ownListSocket(proc string, own func() []fsx.Mount) func(string) []string {
 		n := &looks
 		if len(out) > 0 {
 			n = &looksSeen
-		}
-		if !listed {
-			listed = true
-			procs = otherMountNSProcs(proc)
 		}
 		p = filepath.Clean(p)
 		for _, pp := range procs {
@@ -238,36 +232,6 @@ func ownListSocket(proc string, own func() []fsx.Mount) func(string) []string {
 		}
 		return out
 	}
-}
-
-// otherMountNSProcs names one PROC/PID for each mount namespace but the
-// caller's that its processes are in and the caller may look into (its
-// ns/mnt link, which asks what ptrace's read access asks: every process
-// for root, the caller's own otherwise).
-func otherMountNSProcs(proc string) []string {
-	own, err := os.Readlink(filepath.Join(proc, "self", "ns", "mnt"))
-	if err != nil {
-		return nil
-	}
-	seen := map[string]bool{own: true}
-	ents, err := os.ReadDir(proc)
-	if err != nil {
-		return nil
-	}
-	var out []string
-	for _, e := range ents {
-		if n := e.Name(); n[0] < '0' || n[0] > '9' {
-			continue
-		}
-		p := filepath.Join(proc, e.Name())
-		ns, err := os.Readlink(filepath.Join(p, "ns", "mnt"))
-		if err != nil || seen[ns] {
-			continue
-		}
-		seen[ns] = true
-		out = append(out, p)
-	}
-	return out
 }
 
 // sameFileAt is where the caller, of mounts own, sees the file st that a
@@ -311,40 +275,62 @@ func sameFileAt(p string, st *unix.Stat_t, theirs, own []fsx.Mount) (string, boo
 	return "", false
 }
 
-// otherNetNSUnixLists names one PID/net/unix under proc for each network
-// namespace the processes there are in but the caller's own. A socket is
-// its network namespace's, and /proc/net/unix lists the caller's alone,
-// while a connect by path reaches a socket whichever namespace bound it:
-// a daemon of the host in a namespace of its own (started with `ip netns
-// exec`, or by systemd with PrivateNetwork=, a VPN-confined one) that
-// listens at a path the run sees would answer the command. Every user may
-// read any process's net/unix (no ptrace check, as for its ns/net link),
-// and its inode is its namespace's entry, one for all of its processes,
-// which tells the namespaces apart with one stat each.
-func otherNetNSUnixLists(proc string) []string {
-	own, err := os.Stat(filepath.Join(proc, "self", "net", "unix"))
-	if err != nil {
-		return nil
-	}
-	seen := map[uint64]bool{fileIno(own): true}
+// otherNamespaces is what one read of proc finds of the namespaces the
+// host's processes are in besides the caller's (findOtherNamespaces).
+type otherNamespaces struct {
+	// netUnix names one PROC/PID/net/unix for each other network
+	// namespace. A socket is its network namespace's, and /proc/net/unix
+	// lists the caller's alone, while a connect by path reaches a socket
+	// whichever namespace bound it: a daemon of the host in a namespace
+	// of its own (started with `ip netns exec`, or by systemd with
+	// PrivateNetwork=, a VPN-confined one) that listens at a path the run
+	// sees would answer the command. Every user may read any process's
+	// net/unix (no ptrace check, as for its ns/net link), and its inode
+	// is its namespace's entry, one for all of its processes, which tells
+	// the namespaces apart with one stat each.
+	netUnix []string
+	// mountProcs names one PROC/PID for each other mount namespace that
+	// the caller may look into (its ns/mnt link, which asks what
+	// ptrace's read access asks: every process for root, the caller's
+	// own otherwise), for ownListSocket.
+	mountProcs []string
+}
+
+// findOtherNamespaces reads proc once for both of otherNamespaces' lists:
+// a stat of each process's net/unix and a readlink of its ns/mnt, some
+// 10 µs a process, which a run does beside the rest of its set-up.
+func findOtherNamespaces(proc string) (o otherNamespaces) {
 	ents, err := os.ReadDir(proc)
 	if err != nil {
-		return nil
+		return o
 	}
-	var out []string
+	var nets map[uint64]bool
+	if fi, err := os.Stat(filepath.Join(proc, "self", "net", "unix")); err == nil {
+		nets = map[uint64]bool{fileIno(fi): true}
+	}
+	var mnts map[string]bool
+	if ns, err := os.Readlink(filepath.Join(proc, "self", "ns", "mnt")); err == nil {
+		mnts = map[string]bool{ns: true}
+	}
 	for _, e := range ents {
 		if n := e.Name(); n[0] < '0' || n[0] > '9' {
 			continue
 		}
-		p := filepath.Join(proc, e.Name(), "net", "unix")
-		fi, err := os.Stat(p)
-		if err != nil || seen[fileIno(fi)] {
-			continue
+		p := filepath.Join(proc, e.Name())
+		if nets != nil {
+			if fi, err := os.Stat(p + "/net/unix"); err == nil && !nets[fileIno(fi)] {
+				nets[fileIno(fi)] = true
+				o.netUnix = append(o.netUnix, p+"/net/unix")
+			}
 		}
-		seen[fileIno(fi)] = true
-		out = append(out, p)
+		if mnts != nil {
+			if ns, err := os.Readlink(p + "/ns/mnt"); err == nil && !mnts[ns] {
+				mnts[ns] = true
+				o.mountProcs = append(o.mountProcs, p)
+			}
+		}
 	}
-	return out
+	return o
 }
 
 // fileIno is fi's inode number.

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -19,8 +20,9 @@ import (
 // TestOtherNetNSUnixLists: a process in a network namespace of its own
 // (unshare --net, as `ip netns exec` starts a service) has its namespace's
 // list of unix sockets named once, and the caller's own namespace's is not
-// named again beside /proc/net/unix.
-func TestOtherNetNSUnixLists(t *testing.T) {
+// named again beside /proc/net/unix; made with a mount namespace of its
+// own, the process is named for it too.
+func TestFindOtherNamespaces(t *testing.T) {
 	requireRoot(t, "making a network namespace needs root")
 	unshare, err := exec.LookPath("unshare")
 	if err != nil {
@@ -29,7 +31,7 @@ func TestOtherNetNSUnixLists(t *testing.T) {
 		}
 		t.Skip("no unshare here: ", err)
 	}
-	cmd := exec.Command(unshare, "--net", "sleep", "60")
+	cmd := exec.Command(unshare, "--net", "--mount", "sleep", "60")
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -42,7 +44,7 @@ func TestOtherNetNSUnixLists(t *testing.T) {
 	var theirs os.FileInfo
 	// unshare enters the namespace before it execs sleep: until then its
 	// list is the caller's. The bound only ends a hang.
-	for deadline := time.Now().Add(10 * time.Second); ; {
+	for deadline := time.Now().Add(2 * time.Minute); ; {
 		fi, err := os.Stat(child)
 		if err == nil && fileIno(fi) != fileIno(own) {
 			theirs = fi
@@ -54,7 +56,8 @@ func TestOtherNetNSUnixLists(t *testing.T) {
 		time.Sleep(10 * time.Millisecond)
 	}
 	seen := map[uint64]string{}
-	for _, p := range otherNetNSUnixLists("/proc") {
+	found := findOtherNamespaces("/proc")
+	for _, p := range found.netUnix {
 		fi, err := os.Stat(p)
 		if err != nil {
 			continue // a process gone since
@@ -71,14 +74,24 @@ func TestOtherNetNSUnixLists(t *testing.T) {
 	if _, ok := seen[fileIno(theirs)]; !ok {
 		t.Errorf("the list of the namespace of %s was not named: %v", child, seen)
 	}
+	// The only process of its mount namespace.
+	if pid := "/proc/" + strconv.Itoa(cmd.Process.Pid); !slices.Contains(found.mountProcs, pid) {
+		t.Errorf("%s, alone in its mount namespace, was not named for it: %v", pid, found.mountProcs)
+	}
+	ownMnt, _ := os.Readlink("/proc/self/ns/mnt")
+	for _, p := range found.mountProcs {
+		if ns, err := os.Readlink(p + "/ns/mnt"); err == nil && ns == ownMnt {
+			t.Errorf("%s is in the caller's own mount namespace", p)
+		}
+	}
 }
 
-// BenchmarkOtherNetNSUnixLists is what looking for the other network
-// namespaces costs each run: a read of /proc and a stat of each process's
-// list.
-func BenchmarkOtherNetNSUnixLists(b *testing.B) {
+// BenchmarkFindOtherNamespaces is what looking for the other network and
+// mount namespaces costs each run, beside its set-up: a read of /proc, a
+// stat of each process's list and a readlink of its ns/mnt.
+func BenchmarkFindOtherNamespaces(b *testing.B) {
 	for b.Loop() {
-		otherNetNSUnixLists("/proc")
+		findOtherNamespaces("/proc")
 	}
 }
 
@@ -140,13 +153,13 @@ func TestSameFileAt(t *testing.T) {
 }
 
 // BenchmarkOwnListSocketUnresolved is what a path of the caller's own
-// list that leads to no socket in its view costs a run, the first one
-// with the look for the other mount namespaces: a read of /proc, a
-// readlink of each process's ns/mnt, and a stat in each namespace's root.
+// list that leads to no socket in its view costs a run: a stat in each
+// other mount namespace's root (found beside the set-up).
 func BenchmarkOwnListSocketUnresolved(b *testing.B) {
 	own := func() []fsx.Mount { return nil }
+	procs := findOtherNamespaces("/proc").mountProcs
 	for b.Loop() {
-		ownListSocket("/proc", own)("/nonexistent/vigiles-bench.sock")
+		ownListSocket(procs, own)("/nonexistent/vigiles-bench.sock")
 	}
 }
 
@@ -171,8 +184,9 @@ func BenchmarkOwnListSockets(b *testing.B) {
 		fmt.Fprintf(&list, "0000000000000000: 00000002 00000000 00010000 0001 01 %d %s\n", 30000+i, p)
 	}
 	own := func() []fsx.Mount { m, _ := fsx.Mounts(); return m }
+	procs := findOtherNamespaces("/proc").mountProcs
 	for b.Loop() {
-		if got := hostSockets(strings.NewReader(list.String()), ownListSocket("/proc", own)); len(got) != 50 {
+		if got := hostSockets(strings.NewReader(list.String()), ownListSocket(procs, own)); len(got) != 50 {
 			b.Fatalf("%d sockets, want 50", len(got))
 		}
 	}
