@@ -381,8 +381,15 @@ s.sendto(q[:2] + b"\x81\x80" + q[4:6] + b"\x00\x01\x00\x00\x00\x00" + q[12:end] 
 func TestAllowUpstreamInsideTheSandbox(t *testing.T) {
 	res := runAllowedChild(t, evidence.EgressPolicy{Mode: evidence.EgressAllow, Allow: []string{"allowed.example.test"},
 		DNSUpstream: "10.0.2.100:5353"},
-		"sh:python3 -c '"+forgingResolver+"' & sleep 0.5; getent ahostsv4 allowed.example.test; wait")
-	if out := res.Probes[0].Output; strings.Contains(out, "QUERIED") || strings.Contains(out, "198.51.100.7") {
+		// The stub is asked once the resolver is bound (its socket in this
+		// namespace's /proc/net/udp: 10.0.2.100:5353), not after a guessed
+		// half second that a starved machine may not have spent binding it.
+		"sh:python3 -c '"+forgingResolver+"' & for i in $(seq 1200); do grep -q ' 6402000A:14E9 ' /proc/net/udp && echo BOUND && break; sleep 0.05; done; getent ahostsv4 allowed.example.test; wait")
+	out := res.Probes[0].Output
+	if !strings.Contains(out, "BOUND") {
+		t.Fatalf("the resolver inside the sandbox never bound its socket: %s", out)
+	}
+	if strings.Contains(out, "QUERIED") || strings.Contains(out, "198.51.100.7") {
 		t.Errorf("the stub asked a resolver inside the sandbox: %s", out)
 	}
 	mustFind(t, res.Egress, "upstream failure", func(e evidence.Egress) bool {
