@@ -81,8 +81,10 @@ func testAllow(t *testing.T, hosts *testHosts, connector string) {
 		/* 8 */ "sh:getent ahostsv4 meta.example.test; getent ahostsv4 loop.example.test; getent ahostsv4 priv.example.test; getent ahosts meta6.example.test; true",
 		/* 9 */ "sh:getent ahostsv4 privok.example.test",
 		/* 10 */ "dnsto:" + testDNS + ":53/" + bypassQuery(),
-		// slirp4netns configures IPv6 by router advertisement: wait for it.
-		/* 11 */ "sh:for i in $(seq 50); do ip -6 route show default | grep -v 'dev lo' | grep -q . && break; sleep 0.1; done; " + curl + "-6 http://v6.example.test/",
+		// slirp4netns configures IPv6 by router advertisement: wait for it,
+		// up to 30 s, where 5 s could end before the kernel's next router
+		// solicitation (4 s apart) once a starved slirp4netns missed one.
+		/* 11 */ "sh:for i in $(seq 300); do ip -6 route show default | grep -v 'dev lo' | grep -q . && break; sleep 0.1; done; " + curl + "-6 http://v6.example.test/",
 		/* 12 */ `sh:command -v node >/dev/null || { echo no node; exit 0; }; node -e 'fetch("http://a.wild.example.test/node").then(r=>r.text()).then(t=>console.log(t.slice(0,20)),e=>{console.log(String(e));process.exit(3)})'`,
 		/* 13 */ "sh:" + curl + "-k https://allowed.example.test/tls",
 		/* 14 */ "dns:" + hex.EncodeToString(buildQuery(0x4243, 1, append(hostileLabels()[:4], []byte("wild"), []byte("example"), []byte("test"))...)),

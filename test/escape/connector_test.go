@@ -170,10 +170,13 @@ func testConnectorDNSAndHost(t *testing.T, connector string) {
 		t.Fatal(err)
 	}
 	// The gateway: slirp4netns's 10.0.2.2, pasta's the stand-in host's
-	// 198.18.213.4. slirp4netns's IPv6 comes by router advertisement.
+	// 198.18.213.4. slirp4netns's IPv6 comes by router advertisement,
+	// waited for up to 30 s (inside the run's 60 s), where 5 s could end
+	// before the kernel's next router solicitation (4 s apart) once a
+	// starved slirp4netns missed one.
 	// (Beside the connector's routes allow mode keeps a fallback default
 	// route through lo: it is no gateway.)
-	hook := `for i in $(seq 50); do ip -6 route show default | grep -v 'dev lo' | grep -q . && break; sleep 0.1; done
+	hook := `for i in $(seq 300); do ip -6 route show default | grep -v 'dev lo' | grep -q . && break; sleep 0.1; done
 		gw=$(ip -4 route show default | grep -v 'dev lo' | awk '{print $3; exit}')
 		python3 dnshook.py 198.18.213.2=reach.example.test 10.0.2.3=leak4.example.test fd00::3=leak6.example.test \
 			"$gw=leakgw.example.test" host.example.test:8080 peer.example.test:9
