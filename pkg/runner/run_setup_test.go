@@ -106,7 +106,11 @@ func TestInterruptedRunSaysWhatItHadRun(t *testing.T) {
 	dir := stopTree(t)
 	ctx, cancel := context.WithCancelCause(context.Background())
 	defer cancel(nil)
-	const ran, stopping = 100 * time.Millisecond, 400 * time.Millisecond
+	// stopping is long beside what a loaded machine adds to "after" (the
+	// run's set-up before the executor, the signal's AfterFunc waiting to
+	// be scheduled): at 400 ms those could pass ran+stopping and read as
+	// the time until the stop was over.
+	const ran, stopping = 100 * time.Millisecond, 3 * time.Second
 	exec := ExecutorFunc(func(ctx context.Context, spec sandbox.Spec) (*sandbox.Result, error) {
 		if !strings.Contains(strings.Join(spec.Command, " "), "sleep") {
 			return &sandbox.Result{Tier: sandbox.TierConfined, Writes: []evidence.Write{}, Egress: []evidence.Egress{}, DurationMs: 1}, nil
