@@ -52,17 +52,35 @@ while [ ! -S /opt/rt24/plain.sock ] && [ $i -lt 1000 ]; do sleep 0.01; i=$((i+1)
 // every network namespace the host's processes are in
 // (/proc/PID/net/unix, which every user may read) and covers the socket.
 func TestRedteam24SocketInAnotherNetNSIsCovered(t *testing.T) {
+	socketAttempt(t, "the test starts a daemon in a network namespace of its own, on a tmpfs over /opt in a mount namespace of its own",
+		netnsDaemonSetup, "/opt/rt24/plain.sock", false)
+}
+
+// socketAttempt is round twenty-four's attempt (scripts/redteam24sock.py)
+// on the unix socket sock, which setup leaves a daemon listening on, run
+// as root in a mount namespace of the test's own over a tmpfs on /opt:
+// for every caller and a --root-sandbox run, or for the root callers
+// alone (rootOnly: a non-root caller may not look into root's namespaces,
+// see the honest limits). why says what needs root; dirs are the host
+// directories the set-up mounts on or binds.
+func socketAttempt(t *testing.T, why, setup, sock string, rootOnly bool, dirs ...string) {
+	t.Helper()
 	requireBwrap(t)
-	requireRoot(t, "the test starts a daemon in a network namespace of its own, on a tmpfs over /opt in a mount namespace of its own")
+	requireRoot(t, why)
 	requireTools(t, "python3", "unshare", "setpriv")
-	if fi, err := os.Stat("/opt"); err != nil || !fi.IsDir() {
-		lacking(t, "a directory /opt")
+	for _, d := range append([]string{"/opt"}, dirs...) {
+		if fi, err := os.Stat(d); err != nil || !fi.IsDir() {
+			lacking(t, "a directory "+d)
+		}
 	}
 	for _, c := range callers(t) {
+		if rootOnly && c.cred != nil {
+			continue
+		}
 		t.Run(c.name(), func(t *testing.T) {
 			dir := workTree(t)
-			res := vigilesInMountNS(t, c.runner, dir, netnsDaemonSetup, []string{"LISTEN=" + netnsDaemonListen},
-				c.withArgs([]string{"--", "python3", "redteam24sock.py", "/opt/rt24/plain.sock"})...)
+			res := vigilesInMountNS(t, c.runner, dir, setup, []string{"LISTEN=" + netnsDaemonListen},
+				c.withArgs([]string{"--", "python3", "redteam24sock.py", sock})...)
 			checkScriptRan(t, res, 1)
 		})
 	}
@@ -98,22 +116,8 @@ while [ ! -S /opt/rt24c/app.sock ] && [ $i -lt 1000 ]; do sleep 0.01; i=$((i+1))
 // caller, who may not look into root's container, takes the socket it
 // finds there.
 func TestRedteam24SocketOfAContainerIsCovered(t *testing.T) {
-	requireBwrap(t)
-	requireRoot(t, "the test starts a daemon in a mount and a network namespace of its own, on a tmpfs over /opt in a mount namespace of its own")
-	requireTools(t, "python3", "unshare", "setpriv")
-	for _, d := range []string{"/opt", "/srv"} {
-		if fi, err := os.Stat(d); err != nil || !fi.IsDir() {
-			lacking(t, "a directory "+d)
-		}
-	}
-	for _, c := range callers(t) {
-		t.Run(c.name(), func(t *testing.T) {
-			dir := workTree(t)
-			res := vigilesInMountNS(t, c.runner, dir, containerDaemonSetup, []string{"LISTEN=" + netnsDaemonListen},
-				c.withArgs([]string{"--", "python3", "redteam24sock.py", "/opt/rt24c/app.sock"})...)
-			checkScriptRan(t, res, 1)
-		})
-	}
+	socketAttempt(t, "the test starts a daemon in a mount and a network namespace of its own, on a tmpfs over /opt in a mount namespace of its own",
+		containerDaemonSetup, "/opt/rt24c/app.sock", false, "/srv")
 }
 
 // hostNetContainerDaemonSetup is containerDaemonSetup's daemon in a
@@ -143,21 +147,6 @@ while [ ! -S /opt/rt24h/app.sock ] && [ $i -lt 1000 ]; do sleep 0.01; i=$((i+1))
 // sees the same file. A non-root caller may read neither of another
 // user's process (see the honest limits), so its run is not tried here.
 func TestRedteam24SocketOfAHostNetworkContainerIsCovered(t *testing.T) {
-	requireBwrap(t)
-	requireRoot(t, "the test starts a daemon in a mount namespace of its own, on a tmpfs over /opt in a mount namespace of its own")
-	requireTools(t, "python3", "unshare", "setpriv")
-	if fi, err := os.Stat("/opt"); err != nil || !fi.IsDir() {
-		lacking(t, "a directory /opt")
-	}
-	for _, c := range callers(t) {
-		if c.cred != nil {
-			continue // a non-root caller may not look into root's container
-		}
-		t.Run(c.name(), func(t *testing.T) {
-			dir := workTree(t)
-			res := vigilesInMountNS(t, c.runner, dir, hostNetContainerDaemonSetup, []string{"LISTEN=" + netnsDaemonListen},
-				c.withArgs([]string{"--", "python3", "redteam24sock.py", "/opt/rt24h/app.sock"})...)
-			checkScriptRan(t, res, 1)
-		})
-	}
+	socketAttempt(t, "the test starts a daemon in a mount namespace of its own, on a tmpfs over /opt in a mount namespace of its own",
+		hostNetContainerDaemonSetup, "/opt/rt24h/app.sock", true)
 }

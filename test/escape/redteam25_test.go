@@ -39,23 +39,8 @@ while [ ! -S /opt/rt25h/app.sock ] && [ $i -lt 1000 ]; do sleep 0.01; i=$((i+1))
 // takes the path in the caller's view and in each other mount namespace's
 // root, and covers every socket it finds.
 func TestRedteam25DecoyDoesNotUncoverAHostNetworkContainerSocket(t *testing.T) {
-	requireBwrap(t)
-	requireRoot(t, "the test starts a daemon in a mount namespace of its own, on a tmpfs over /opt in a mount namespace of its own")
-	requireTools(t, "python3", "unshare", "setpriv")
-	if fi, err := os.Stat("/opt"); err != nil || !fi.IsDir() {
-		lacking(t, "a directory /opt")
-	}
-	for _, c := range callers(t) {
-		if c.cred != nil {
-			continue // a non-root caller may not look into root's container
-		}
-		t.Run(c.name(), func(t *testing.T) {
-			dir := workTree(t)
-			res := vigilesInMountNS(t, c.runner, dir, decoyHostNetContainerSetup, []string{"LISTEN=" + netnsDaemonListen},
-				c.withArgs([]string{"--", "python3", "redteam24sock.py", "/opt/rt25h/app.sock"})...)
-			checkScriptRan(t, res, 1)
-		})
-	}
+	socketAttempt(t, "the test starts a daemon in a mount namespace of its own, on a tmpfs over /opt in a mount namespace of its own",
+		decoyHostNetContainerSetup, "/opt/rt25h/app.sock", true)
 }
 
 // fuseNetNSSetup is a local user's network and mount namespace of its own
@@ -91,21 +76,9 @@ while [ ! -e /opt/rt25f.mounted ] && [ $i -lt 1000 ]; do sleep 0.01; i=$((i+1));
 // refuses a process outside it (EACCES) without asking: the run ends, and
 // the hook finds no socket at /opt/rt25f/x.sock. What held, pinned.
 func TestRedteam25UnansweredFUSEInAnotherNamespaceDoesNotHangTheRun(t *testing.T) {
-	requireBwrap(t)
-	requireRoot(t, "the test mounts a FUSE file system in a user namespace, on a tmpfs over /opt in a mount namespace of its own")
-	requireTools(t, "python3", "unshare", "setpriv")
-	if fi, err := os.Stat("/opt"); err != nil || !fi.IsDir() {
-		lacking(t, "a directory /opt")
-	}
 	if _, err := os.Stat("/dev/fuse"); err != nil {
 		lacking(t, "/dev/fuse")
 	}
-	for _, c := range callers(t) {
-		t.Run(c.name(), func(t *testing.T) {
-			dir := workTree(t)
-			res := vigilesInMountNS(t, c.runner, dir, fuseNetNSSetup, []string{"LISTEN=" + netnsDaemonListen},
-				c.withArgs([]string{"--", "python3", "redteam24sock.py", "/opt/rt25f/x.sock"})...)
-			checkScriptRan(t, res, 1)
-		})
-	}
+	socketAttempt(t, "the test mounts a FUSE file system in a user namespace, on a tmpfs over /opt in a mount namespace of its own",
+		fuseNetNSSetup, "/opt/rt25f/x.sock", false)
 }
