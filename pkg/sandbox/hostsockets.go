@@ -12,7 +12,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"syscall"
 
 	"golang.org/x/sys/unix"
 
@@ -304,9 +303,10 @@ func findOtherNamespaces(proc string) (o otherNamespaces) {
 	if err != nil {
 		return o
 	}
-	var nets map[uint64]bool
+	var nets map[devIno]bool
 	if fi, err := os.Stat(filepath.Join(proc, "self", "net", "unix")); err == nil {
-		nets = map[uint64]bool{fileIno(fi): true}
+		key, _ := keyOf(fi)
+		nets = map[devIno]bool{key: true}
 	}
 	var mnts map[string]bool
 	if ns, err := os.Readlink(filepath.Join(proc, "self", "ns", "mnt")); err == nil {
@@ -318,9 +318,11 @@ func findOtherNamespaces(proc string) (o otherNamespaces) {
 		}
 		p := filepath.Join(proc, e.Name())
 		if nets != nil {
-			if fi, err := os.Stat(p + "/net/unix"); err == nil && !nets[fileIno(fi)] {
-				nets[fileIno(fi)] = true
-				o.netUnix = append(o.netUnix, p+"/net/unix")
+			if fi, err := os.Stat(p + "/net/unix"); err == nil {
+				if key, _ := keyOf(fi); !nets[key] {
+					nets[key] = true
+					o.netUnix = append(o.netUnix, p+"/net/unix")
+				}
 			}
 		}
 		if mnts != nil {
@@ -331,14 +333,6 @@ func findOtherNamespaces(proc string) (o otherNamespaces) {
 		}
 	}
 	return o
-}
-
-// fileIno is fi's inode number.
-func fileIno(fi os.FileInfo) uint64 {
-	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
-		return st.Ino
-	}
-	return 0
 }
 
 // socketMasks is hostSocketMasks of the list r.

@@ -23,6 +23,7 @@ import (
 // named again beside /proc/net/unix; made with a mount namespace of its
 // own, the process is named for it too.
 func TestFindOtherNamespaces(t *testing.T) {
+	key := func(fi os.FileInfo) devIno { k, _ := keyOf(fi); return k }
 	requireRoot(t, "making a network namespace needs root")
 	unshare, err := exec.LookPath("unshare")
 	if err != nil {
@@ -46,7 +47,7 @@ func TestFindOtherNamespaces(t *testing.T) {
 	// list is the caller's. The bound only ends a hang.
 	for deadline := time.Now().Add(2 * time.Minute); ; {
 		fi, err := os.Stat(child)
-		if err == nil && fileIno(fi) != fileIno(own) {
+		if err == nil && key(fi) != key(own) {
 			theirs = fi
 			break
 		}
@@ -55,15 +56,15 @@ func TestFindOtherNamespaces(t *testing.T) {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-	seen := map[uint64]string{}
+	seen := map[devIno]string{}
 	found := findOtherNamespaces("/proc")
 	for _, p := range found.netUnix {
 		fi, err := os.Stat(p)
 		if err != nil {
 			continue // a process gone since
 		}
-		ino := fileIno(fi)
-		if ino == fileIno(own) {
+		ino := key(fi)
+		if ino == key(own) {
 			t.Errorf("%s is the caller's own namespace's list, which /proc/net/unix already is", p)
 		}
 		if q, ok := seen[ino]; ok {
@@ -71,7 +72,7 @@ func TestFindOtherNamespaces(t *testing.T) {
 		}
 		seen[ino] = p
 	}
-	if _, ok := seen[fileIno(theirs)]; !ok {
+	if _, ok := seen[key(theirs)]; !ok {
 		t.Errorf("the list of the namespace of %s was not named: %v", child, seen)
 	}
 	// The only process of its mount namespace.
