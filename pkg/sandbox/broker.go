@@ -499,6 +499,62 @@ func runDirect(ctx context.Context, spec Spec, cwd string, res *Result) (*Result
 	return res, nil
 }
 
+// socketsFound is hostSocketMasks' answer, from the goroutine runConfined
+// starts it in.
+type socketsFound struct {
+	dirs, files []string
+	err         error
+}
+
+// scrubbedConfigs is configsToScrub's answer: the configs bubblewrap
+// covers with scrubbed copies, or the run's refusal.
+type scrubbedConfigs struct {
+	configs []scrubbedConfig
+	err     error
+}
+
+// configsToScrub finds the configs around the tree dir that hold a
+// credential and that a run of view could read, each once: those of the
+// checkouts the tree is in or lies beside in a CI workspace the command
+// sees (outsideGitConfigs), the host's system git configs
+// (systemGitConfigs) and its system-wide files that hold a token
+// (systemCredentialFiles). Each error is the run's refusal, with its
+// fix.
+func configsToScrub(dir string, view hostView) scrubbedConfigs {
+	fail := func(err error) scrubbedConfigs { return scrubbedConfigs{err: fmt.Errorf("%w: %w", ErrRefused, err)} }
+	// Checkouts beside the tree, in a CI workspace the command sees: their
+	// configs are bubblewrap's to cover, so they are searched for now.
+	var beside []string
+	if ws := gitSearchRoot(dir, view, os.Getenv); ws != dir {
+		var err error
+		if beside, err = gitTreesUnder(ws, dir); err != nil {
+			return fail(fmt.Errorf("searching the workspace for checkouts whose git credentials to hide: %w; fix: give a smaller work tree (%s)", err, workTreeFlags))
+		}
+	}
+	gits, err := outsideGitConfigs(dir, beside, view)
+	if err != nil {
+		return fail(fmt.Errorf("hiding the git credentials around the work tree: %w; fix: %s", err, credentialsFix))
+	}
+	// The host's system git config, which every git reads, whatever
+	// repository it is in.
+	sys, err := systemGitConfigs(view, os.Getenv)
+	if err != nil {
+		return fail(fmt.Errorf("hiding the git credentials of the host's system git config: %w; fix: %s", err, systemCredentialsFix))
+	}
+	// The host's system-wide files where an image keeps a token or a
+	// password for every user (a proxy's, a package index's), empty.
+	sysFiles, err := systemCredentialFiles(view)
+	if err != nil {
+		return fail(fmt.Errorf("hiding the credentials of the host's system-wide configuration: %w; fix: %s", err, systemFilesFix))
+	}
+	for _, g := range append(sys, sysFiles...) {
+		if !slices.ContainsFunc(gits, func(c scrubbedConfig) bool { return c.path == g.path }) {
+			gits = append(gits, g)
+		}
+	}
+	return scrubbedConfigs{configs: gits}
+}
+
 // runConfined runs spec in a sandbox bubblewrap (at bwrap; "" to look it
 // up) makes.
 func runConfined(ctx context.Context, spec Spec, bwrap, cwd string, gate *turnGate, res *Result) (*Result, error) {
@@ -609,6 +665,20 @@ func runConfined(ctx context.Context, spec Spec, bwrap, cwd string, gate *turnGa
 	// (a Docker volume bound into a checkout), is refused as for the
 	// masks above.
 	secretMasks := secretDirsEntered(view)
+	// What needs only the view is looked for beside the checks that
+	// follow, each waited for where its masks join bubblewrap's: the
+	// host's unix sockets (which wait for findOtherNamespaces), and the
+	// git and system-wide configs to scrub (which wait, in a process's
+	// first run, for checkSystemCredentialFiles). Called in line, each
+	// held back the checks below while it waited.
+	socketsCh := make(chan socketsFound, 1)
+	go func() {
+		var s socketsFound
+		s.dirs, s.files, s.err = hostSocketMasks(spec.Dir, view, <-otherNS)
+		socketsCh <- s
+	}()
+	configsCh := make(chan scrubbedConfigs, 1)
+	go func() { configsCh <- configsToScrub(spec.Dir, view) }()
 	if claude := sandboxHome + "/.claude"; fsx.Under(spec.Dir, claude) {
 		// The init makes the env file's and the plugin data's
 		// directories there in the command's HOME, and reads the env
@@ -692,34 +762,12 @@ func runConfined(ctx context.Context, spec Spec, bwrap, cwd string, gate *turnGa
 			maskFiles = append(maskFiles, s)
 		}
 	}
-	// And every other socket a daemon of the host listens on outside the
-	// masks (a container engine's or LXD's under /var/lib or /var/snap,
-	// one of a daemon in a network namespace of its own), which answers
-	// whoever may write it, the caller's groups counted.
-	sockDirs, sockFiles, err := hostSocketMasks(spec.Dir, view, <-otherNS)
-	if err != nil {
-		return fail(fmt.Errorf("%w: %w", ErrRefused, err))
-	}
-	for _, s := range sockFiles {
-		if !slices.Contains(maskFiles, s) {
-			maskFiles = append(maskFiles, s)
-		}
-	}
-	for _, d := range sockDirs {
-		if !slices.Contains(maskDirs, d) {
-			maskDirs = append(maskDirs, d)
-		}
-	}
 	// Other CI systems' temporary directories, where a job's secret files
-	// are (GitLab's <CI_PROJECT_DIR>.tmp, Azure Pipelines', Jenkins').
+	// are (GitLab's <CI_PROJECT_DIR>.tmp, Azure Pipelines', Jenkins'),
+	// masked after the host's sockets (below).
 	ciDirs, ciHeld := ciTempDirs(os.Getenv, spec.Dir, view)
 	if len(ciHeld) > 0 {
 		return fail(fmt.Errorf("%w: the work tree %s holds the CI job's temporary directory %s, where its secret files are, which a confined run hides from the command, and the tree is shown whole; fix: give the project's own directory as the work tree (%s)", ErrRefused, spec.Dir, ciHeld[0], workTreeFlags))
-	}
-	for _, d := range ciDirs {
-		if !slices.Contains(maskDirs, d) {
-			maskDirs = append(maskDirs, d)
-		}
 	}
 	// The checkouts nested in the tree, whose configs the init scrubs,
 	// are searched for beside bubblewrap's start: the init needs them
@@ -811,6 +859,35 @@ func runConfined(ctx context.Context, spec Spec, bwrap, cwd string, gate *turnGa
 
 	host, _ := os.Hostname()
 	p := plan{Bwrap: bwrap, Workdir: spec.Dir, Hostname: host, StrictFS: spec.StrictFS, TreeByFD: treeByFD, Lookup: lookupHostPath, InitArgs: []string{initArg}}
+	// The git credentials a checkout left around the tree (those in it
+	// the init hides; see gitcreds.go), and the host's system-wide
+	// configs that hold one (configsToScrub).
+	sc := <-configsCh
+	if sc.err != nil {
+		return fail(sc.err)
+	}
+	gits := sc.configs
+	for _, g := range gits {
+		p.DataFiles = append(p.DataFiles, g.path)
+	}
+	// And every other socket a daemon of the host listens on outside the
+	// masks (a container engine's or LXD's under /var/lib or /var/snap,
+	// one of a daemon in a network namespace of its own), which answers
+	// whoever may write it, the caller's groups counted.
+	sockets := <-socketsCh
+	if sockets.err != nil {
+		return fail(fmt.Errorf("%w: %w", ErrRefused, sockets.err))
+	}
+	for _, s := range sockets.files {
+		if !slices.Contains(maskFiles, s) {
+			maskFiles = append(maskFiles, s)
+		}
+	}
+	for _, d := range slices.Concat(sockets.dirs, ciDirs) {
+		if !slices.Contains(maskDirs, d) {
+			maskDirs = append(maskDirs, d)
+		}
+	}
 	// uid 0 owns these; another uid is kept out by their modes, unless
 	// its group or an ACL lets it in (a non-root caller in group shadow),
 	// so what the run may read is covered.
@@ -825,42 +902,9 @@ func runConfined(ctx context.Context, spec Spec, bwrap, cwd string, gate *turnGa
 		maskDirs = append(maskDirs, d)
 		p.MaskFiles = slices.DeleteFunc(p.MaskFiles, func(f string) bool { return fsx.Under(f, d) })
 	}
-	// A CI runner's secrets and the git credentials a checkout left
-	// around the tree (those in it the init hides; see gitcreds.go).
+	// A CI runner's secrets, the caller's, and those named above.
 	p.MaskDirs, p.MaskFiles = maskDirs, append(p.MaskFiles, maskFiles...)
 	cfg.MaskDirs = maskDirs
-	// Checkouts beside the tree, in a CI workspace the command sees: their
-	// configs are bubblewrap's to cover, so they are searched for now.
-	var beside []string
-	if ws := gitSearchRoot(spec.Dir, view, os.Getenv); ws != spec.Dir {
-		if beside, err = gitTreesUnder(ws, spec.Dir); err != nil {
-			return fail(fmt.Errorf("%w: searching the workspace for checkouts whose git credentials to hide: %w; fix: give a smaller work tree (%s)", ErrRefused, err, workTreeFlags))
-		}
-	}
-	gits, err := outsideGitConfigs(spec.Dir, beside, view)
-	if err != nil {
-		return fail(fmt.Errorf("%w: hiding the git credentials around the work tree: %w; fix: %s", ErrRefused, err, credentialsFix))
-	}
-	// The host's system git config, which every git reads, whatever
-	// repository it is in.
-	sys, err := systemGitConfigs(view, os.Getenv)
-	if err != nil {
-		return fail(fmt.Errorf("%w: hiding the git credentials of the host's system git config: %w; fix: %s", ErrRefused, err, systemCredentialsFix))
-	}
-	// The host's system-wide files where an image keeps a token or a
-	// password for every user (a proxy's, a package index's), empty.
-	sysFiles, err := systemCredentialFiles(view)
-	if err != nil {
-		return fail(fmt.Errorf("%w: hiding the credentials of the host's system-wide configuration: %w; fix: %s", ErrRefused, err, systemFilesFix))
-	}
-	for _, g := range append(sys, sysFiles...) {
-		if !slices.ContainsFunc(gits, func(c scrubbedConfig) bool { return c.path == g.path }) {
-			gits = append(gits, g)
-		}
-	}
-	for _, g := range gits {
-		p.DataFiles = append(p.DataFiles, g.path)
-	}
 	if raceBuild {
 		// The race runtime's exit sleep (a second, in the init and in the
 		// reaper) would count against the command's deadline.
