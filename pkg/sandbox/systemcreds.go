@@ -219,10 +219,128 @@ var credentialHints = [][]byte{[]byte("@"), []byte("_auth"), []byte("pass"), []b
 
 // holdsCredential says whether the text b of a configuration file holds
 // a credential by matchesCredential, outside XML comments (Maven's stock
-// settings.xml shows a <password> in one, as an example).
+// settings.xml shows a <password> in one, as an example). Each expression
+// is compiled and run only where the text holds what every match of it
+// holds (credentialGates): a stock file of the host, which names a
+// password in a comment or a word, costs no expression at all.
 func holdsCredential(b []byte) bool {
 	b = withoutXMLComments(b)
-	return hintsCredential(b) && matchesCredential(b)
+	if !hintsCredential(b) {
+		return false
+	}
+	g := credentialGates(b)
+	return g.url && credentialURL().Match(b) || g.key && credentialKey().Match(b) || g.key && holdsFlowKey(b) || g.bundler && holdsBundlerSource(b)
+}
+
+// gates says which of matchesCredential's expressions may match a text.
+type gates struct{ url, key, bundler bool }
+
+// credentialGates says, of the text b, which of matchesCredential's
+// expressions may match it, by what each match holds:
+//   - credentialURL's, "://" and after it, in what its URL may hold, an @
+//     (a user part) or conda's /t/;
+//   - Bundler's source key's, "bundle_" in any case (none of its letters
+//     folds to a rune outside ASCII);
+//   - credentialKey's and flowKey's (key): in a text of ASCII alone, a
+//     secretName ended as a setting's name is, by [=:] after an optional
+//     quote and any space, or by a space and "default=" or "override=";
+//     or Maven's "<password", "<passphrase", "<privatekey" or "<name>",
+//     or a PEM key's "-----begin ". A text with other bytes may match
+//     where ASCII would not (the expressions' case folding takes U+017F
+//     for an s and U+212A for a K; \p{Z} holds spaces outside ASCII),
+//     and passes.
+//
+// FuzzHoldsCredential holds holdsCredential, which reads these, to what
+// the expressions say.
+func credentialGates(b []byte) gates {
+	lower := make([]byte, len(b))
+	ascii := true
+	for i, c := range b {
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		if c >= 0x80 {
+			ascii = false
+		}
+		lower[i] = c
+	}
+	return gates{url: mayHoldCredentialURL(lower), key: !ascii || mayHoldCredentialKey(lower), bundler: bytes.Contains(lower, []byte("bundle_"))}
+}
+
+// mayHoldCredentialURL says whether the lower-cased text b has a "://"
+// followed by what credentialURL's URL holds before its @ ([^\s/@"<>]+),
+// then an @, or in what its other URL holds ([^\s"'<>]*), a /t/.
+func mayHoldCredentialURL(b []byte) bool {
+	for {
+		i := bytes.Index(b, []byte("://"))
+		if i < 0 {
+			return false
+		}
+		b = b[i+3:]
+		for j, c := range b {
+			if c == '@' {
+				if j > 0 {
+					return true
+				}
+				break
+			}
+			if c == '\t' || c == '\n' || c == '\f' || c == '\r' || c == ' ' || c == '/' || c == '"' || c == '<' || c == '>' {
+				break
+			}
+		}
+		end := bytes.IndexAny(b, "\t\n\f\r \"'<>")
+		if end < 0 {
+			end = len(b)
+		}
+		if bytes.Contains(b[:end], []byte("/t/")) {
+			return true
+		}
+	}
+}
+
+// secretNameWords are secretName's alternatives, lower-cased, each api_?key
+// written both ways (TestSecretNameWords).
+var secretNameWords = [][]byte{[]byte("_authtoken"), []byte("_auth"), []byte("password"), []byte("passwd"), []byte("passphrase"), []byte("secret_access_key"), []byte("session_token"), []byte("token"), []byte("secret"), []byte("_pass"), []byte("api_key"), []byte("apikey"), []byte("secret_key"), []byte("secretkey"), []byte("private_key"), []byte("privatekey")}
+
+// mayHoldCredentialKey says whether the lower-cased ASCII text b holds
+// what every match of credentialKey or flowKey holds (credentialGates).
+func mayHoldCredentialKey(b []byte) bool {
+	for _, lit := range []string{"<password", "<passphrase", "<privatekey", "<name>", "-----begin "} {
+		if bytes.Contains(b, []byte(lit)) {
+			return true
+		}
+	}
+	// settingSpace in ASCII: \s ([\t\n\f\r ]), \v, \x1c-\x1f.
+	space := func(c byte) bool {
+		return c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r' || c == ' ' || 0x1c <= c && c <= 0x1f
+	}
+	for _, name := range secretNameWords {
+		for rest := b; ; {
+			i := bytes.Index(rest, name)
+			if i < 0 {
+				break
+			}
+			rest = rest[i+len(name):]
+			after := rest
+			if len(after) > 0 && (after[0] == '"' || after[0] == '\'') {
+				after = after[1:]
+			}
+			for len(after) > 0 && space(after[0]) {
+				after = after[1:]
+			}
+			if len(after) > 0 && (after[0] == '=' || after[0] == ':') {
+				return true
+			}
+			spaced := rest
+			for len(spaced) > 0 && space(spaced[0]) {
+				spaced = spaced[1:]
+			}
+			if len(spaced) < len(rest) && (bytes.HasPrefix(spaced, []byte("default=")) || bytes.HasPrefix(spaced, []byte("override="))) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // matchesCredential says whether b holds what credentialURL or

@@ -205,7 +205,8 @@ func TestHoldsCredential(t *testing.T) {
 func FuzzHoldsCredential(f *testing.F) {
 	for _, s := range []string{"http_proxy=http://u:p@h\n", "//n/:_authToken=t\n", "- token: t\n", "BUNDLE_GITHUB__COM: t\n", "BUNDLE_BUILD__X: y\n", "<!-- <password>p</password> -->",
 		"<!-- a <!-- b --> <password>x</password>", "pa\u017fsword=1", "\u212aey_token: 1", "export A_SECRET=1", "user=x\n",
-		"{\"a\": 1, \"token\": 2}\n", "x: [{a: b, secret: c}] # d\n", "${API_TOKEN:-x}\n", "BUNDLE_MY-GEMS.TEST: t\n"} {
+		"{\"a\": 1, \"token\": 2}\n", "x: [{a: b, secret: c}] # d\n", "${API_TOKEN:-x}\n", "BUNDLE_MY-GEMS.TEST: t\n",
+		"ftp://u@h", "x=https://h/a/T/b", "http:///t/1", "token\v\x1c=1", "password\n\n:1", "a secret_key\t override=1", "'api_key' default=x", "<name> job-token </name>", "-----BEGIN EC PRIVATE KEY-----", "p\u00e4ssword=1", "token\u00a0=1"} {
 		f.Add([]byte(s))
 	}
 	comment := regexp.MustCompile(`(?s)<!--.*?-->`)
@@ -359,15 +360,21 @@ func TestFileHoldsCredentialSeesAChange(t *testing.T) {
 }
 
 // BenchmarkHoldsCredential times holdsCredential over texts of a
-// system-wide file's size that hold its hints and no credential, where
-// every expression reads the whole text (what a stock file costs each
-// run that reads it anew): a commented INI file (wgetrc's shape), a YAML
-// config with flow mappings (a condarc's) and a one-line JSON object.
+// system-wide file's size that hold its hints and no credential (what a
+// stock file costs each run that reads it anew): a commented INI file
+// (wgetrc's shape) and a YAML config with flow mappings (a condarc's),
+// which name a secret as a setting does, in a comment, so that every
+// expression reads the whole text; and a one-line JSON object and a
+// commented config whose hints are words of its prose (wgetrc's and
+// pam_env's as Debian ships them, an apt config's), which
+// credentialGates passes over. Each beside "expressions": the same text
+// through the hints and matchesCredential alone, as before the gates.
 func BenchmarkHoldsCredential(b *testing.B) {
 	for _, tc := range []struct{ name, text string }{
 		{"ini", strings.Repeat("# Set the password for FTP and HTTP here:\n#password = x\n#use_proxy = on\ntimeout = 60\n", 60)},
 		{"yaml", strings.Repeat("channels:\n  - conda-forge\n  - {channel: https://conda.test/x, auth: none}\nssl_verify: true\n# token: see conda token\n", 60)},
 		{"json", `{"registry": "https://npm.test/", ` + strings.Repeat(`"tokenizer": "x", "api": "v1", `, 100) + `"end": 1}` + "\n"},
+		{"prose", strings.Repeat("# Use passive FTP to get past a firewall, and the proxy's password\n# from the environment; mail bugs to maint@example.test,\n# see https://docs.example.test/rapid-api for more.\n#passive_ftp = on\nAPT::Update::Post-Invoke { \"true\"; };\n", 30)},
 	} {
 		text := []byte(tc.text)
 		if holdsCredential(text) {
@@ -379,5 +386,35 @@ func BenchmarkHoldsCredential(b *testing.B) {
 				holdsCredential(text)
 			}
 		})
+		b.Run(tc.name+"/expressions", func(b *testing.B) {
+			b.SetBytes(int64(len(text)))
+			for b.Loop() {
+				c := withoutXMLComments(text)
+				_ = hintsCredential(c) && matchesCredential(c)
+			}
+		})
+	}
+}
+
+// TestSecretNameWords: the words credentialGates looks for are
+// secretName's alternatives, each optional _ both ways: a word the
+// expression gains and the list lacks would pass a text over.
+func TestSecretNameWords(t *testing.T) {
+	var want []string
+	for _, alt := range strings.Split(strings.TrimSuffix(strings.TrimPrefix(secretName, "(?:"), ")"), "|") {
+		if a, b, ok := strings.Cut(alt, "_?"); ok {
+			want = append(want, a+"_"+b, a+b)
+			continue
+		}
+		want = append(want, alt)
+	}
+	var got []string
+	for _, w := range secretNameWords {
+		got = append(got, string(w))
+	}
+	slices.Sort(want)
+	slices.Sort(got)
+	if !slices.Equal(got, want) {
+		t.Errorf("secretNameWords = %q, secretName's alternatives are %q", got, want)
 	}
 }
