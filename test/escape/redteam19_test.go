@@ -215,11 +215,13 @@ func TestRedteam19ServicesRootOnlySecretsAreCovered(t *testing.T) {
 // kernelDebugFS is vigilesInMountNS's set-up for
 // TestRedteam19KernelDebugFileSystemsAreMasked: the kernel's debugging
 // file systems mounted where a host mounts them (Ubuntu's systemd mounts
-// debugfs and tracefs at boot), in the test's own mount namespace, and a
-// task of the host named h112hostjob (a copy of sleep, in $OV).
-const kernelDebugFS = `mount -t debugfs none /sys/kernel/debug
-mount -t tracefs none /sys/kernel/tracing
-mount -t pstore none /sys/fs/pstore
+// debugfs and tracefs at boot), in the test's own mount namespace, each
+// where the host has not mounted it already (a second mount of tracefs
+// where it is mounted is refused, "already mounted"; perf mounts it too),
+// and a task of the host named h112hostjob (a copy of sleep, in $OV).
+const kernelDebugFS = `mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
+mountpoint -q /sys/kernel/tracing || mount -t tracefs none /sys/kernel/tracing
+mountpoint -q /sys/fs/pstore || mount -t pstore none /sys/fs/pstore
 mount -t tmpfs -o mode=0755 tmpfs "$OV"
 cp "$(command -v sleep)" "$OV/h112hostjob"
 "$OV/h112hostjob" 120 &
@@ -238,7 +240,7 @@ bg=$!
 func TestRedteam19KernelDebugFileSystemsAreMasked(t *testing.T) {
 	requireBwrap(t)
 	requireRoot(t, "the test mounts the kernel's debugging file systems in a mount namespace of its own")
-	requireTools(t, "python3", "unshare", "setpriv", "sleep")
+	requireTools(t, "python3", "unshare", "setpriv", "sleep", "mountpoint")
 	for _, c := range callers(t) {
 		t.Run(c.name(), func(t *testing.T) {
 			dir := workTree(t)
