@@ -4,7 +4,6 @@ import (
 	"net/netip"
 	"os"
 	"os/exec"
-	"runtime"
 	"slices"
 	"strconv"
 	"testing"
@@ -73,12 +72,9 @@ func hostAddrsWith(t *testing.T, v6 bool, cmds ...[]string) []netip.Prefix {
 	if _, err := os.Stat("/proc/net/if_inet6"); v6 && err != nil {
 		missing(t, "IPv6 (/proc/net/if_inet6)")
 	}
-	done := make(chan struct{})
 	var got []netip.Prefix
 	var gerr error
-	go func() {
-		defer close(done)
-		runtime.LockOSThread() // the thread dies with its namespace
+	inThreadOfItsOwn(func() {
 		if gerr = unix.Unshare(unix.CLONE_NEWNET); gerr != nil {
 			return
 		}
@@ -91,8 +87,7 @@ func hostAddrsWith(t *testing.T, v6 bool, cmds ...[]string) []netip.Prefix {
 			}
 		}
 		got, gerr = hostAddrs()
-	}()
-	<-done
+	})
 	if gerr != nil {
 		t.Fatal(gerr)
 	}

@@ -1,7 +1,6 @@
 package sandbox
 
 import (
-	"runtime"
 	"testing"
 
 	"golang.org/x/sys/unix"
@@ -16,11 +15,9 @@ func TestRemoveSysVIPC(t *testing.T) {
 		removed, left int
 		err           error
 	}
-	done := make(chan outcome)
-	go func() {
-		// This thread alone moves to the new namespace; it is never
-		// unlocked, so it ends with the goroutine.
-		runtime.LockOSThread()
+	done := make(chan outcome, 1)
+	// This thread alone moves to the new namespace.
+	inThreadOfItsOwn(func() {
 		if err := unix.Unshare(unix.CLONE_NEWIPC); err != nil {
 			done <- outcome{err: err}
 			return
@@ -54,7 +51,7 @@ func TestRemoveSysVIPC(t *testing.T) {
 			left, err = removeSysVIPC()
 		}
 		done <- outcome{n, left, err}
-	}()
+	})
 	o := <-done
 	if o.err != nil {
 		t.Fatal(o.err)
