@@ -6,7 +6,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -450,15 +449,14 @@ func (c *runCgroup) start(cmd *exec.Cmd) error {
 // forks, and goes back to the parent of the same hierarchy's directory in
 // runs (the run's cgroup there, made in the broker's own).
 func startInV1(cmd *exec.Cmd, members, runs []string) error {
-	errc := make(chan error, 1)
-	go func() {
-		// The fork happens on this thread, and so does Pdeathsig's
-		// watch (golang/go#27505): the thread must outlive cmd unless
-		// it could not leave the cgroup, when it ends with this
-		// goroutine and takes its membership along (cmd then dies too).
-		runtime.LockOSThread()
+	var err error
+	// The fork happens on this thread, and so does Pdeathsig's watch
+	// (golang/go#27505): the thread must outlive cmd unless it could not
+	// leave the cgroup, when it ends with this goroutine and takes its
+	// membership along (cmd then dies too); never the main thread, which
+	// would keep it (offMainThread).
+	offMainThread(func() bool {
 		const self = "0" // the writing thread
-		var err error
 		joined := 0
 		for _, dir := range members {
 			if err = writeControl(filepath.Join(dir, "tasks"), self); err != nil {
@@ -476,14 +474,13 @@ func startInV1(cmd *exec.Cmd, members, runs []string) error {
 					cmd.Process.Kill()
 					cmd.Wait()
 				}
-				errc <- fmt.Errorf("leaving the run's cgroup: %w", werr)
-				return // locked: the thread ends here
+				err = fmt.Errorf("leaving the run's cgroup: %w", werr)
+				return false
 			}
 		}
-		runtime.UnlockOSThread()
-		errc <- err
-	}()
-	return <-errc
+		return true
+	})
+	return err
 }
 
 // startConnector starts cmd, the network connector's process (allow

@@ -1,43 +1,16 @@
 package sandbox
 
 import (
-	"runtime"
 	"testing"
 
 	"golang.org/x/sys/unix"
 )
 
 // inThreadOfItsOwn runs fn on a locked thread that is not the process's
-// main thread, and that ends with fn, never unlocked: fn may move it into
+// main thread and that ends with fn (offMainThread): fn may move it into
 // namespaces of its own (unshare), which no other goroutine then runs in.
-// The main thread is never that thread: a locked goroutine that ends
-// there wedges it rather than ending it (the runtime cannot end the
-// process's first thread), so it would keep the namespaces it was moved
-// to, and /proc/self, which names the thread group by its first thread,
-// would show them to every later test in the binary (its net/unix, its
-// ns/mnt) as the process's own.
 func inThreadOfItsOwn(fn func()) {
-	done := make(chan struct{})
-	go func() {
-		runtime.LockOSThread()
-		if unix.Gettid() != unix.Getpid() {
-			defer close(done)
-			fn()
-			return
-		}
-		// The main thread, held here: a goroutine started now runs on
-		// another.
-		inner := make(chan struct{})
-		go func() {
-			runtime.LockOSThread()
-			defer close(inner)
-			fn()
-		}()
-		<-inner
-		runtime.UnlockOSThread()
-		close(done)
-	}()
-	<-done
+	offMainThread(func() bool { fn(); return false })
 }
 
 // TestInThreadOfItsOwnLeavesTheMainThread: a network namespace fn moves
