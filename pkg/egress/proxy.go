@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/netip"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -29,6 +30,9 @@ const (
 	// (but for the first Host header, wherever it stands).
 	proxyMaxHeaders = 100
 	maxRecorded     = 1024 // longest host or detail kept in a record
+	// proxyMaxHostHeaders is how many Host headers of one request are
+	// kept to be named; a request with more is named by these.
+	proxyMaxHostHeaders = 8
 )
 
 // proxyRequest is what the recording proxy learns from a request line.
@@ -267,6 +271,9 @@ func (p *proxy) serve(c *streamConn) {
 		if err == nil {
 			h, buf, err = readHeaders(br, buf)
 		}
+		// An absolute-form request: its URI names the host it is sent
+		// to, and its Host headers the sites it asks that host for.
+		absolute := perr == nil && req.Host != "" && req.Method != "CONNECT"
 		if perr == nil && req.Host == "" && h.host != nil {
 			req.Host, req.Port, perr = hostHeader(*h.host)
 			if h.hosts > 1 {
@@ -280,7 +287,11 @@ func (p *proxy) serve(c *streamConn) {
 		// stamp taken at its first line would let the command hold its
 		// headers back while other attempts fill the record's cap, and
 		// the request, first in time, be lumped past them.
-		p.record(p.rec.now(), line, req, perr)
+		at := p.rec.now()
+		p.record(at, line, req, perr)
+		if absolute {
+			p.recordHostHeaders(at, req, h)
+		}
 		if !answered {
 			answered = true
 			if perr != nil {
@@ -373,6 +384,90 @@ func (p *proxy) record(at time.Time, line string, req proxyRequest, perr error) 
 		p.rec.add(at, evidence.Egress{Via: evidence.ViaProxy, Proto: "http", Detail: "malformed request: " + clip(stripQuery(line))})
 		return
 	}
+	p.rec.add(at, requestEntry(req))
+}
+
+// recordHostHeaders records the sites an absolute-form request's Host
+// headers ask for where they are not its URI's host (curl -H 'Host:
+// evil.test' http://front.test/): without a proxy, as under Claude Code,
+// the client connects to the URI's host and asks it for the Host header's
+// site, which a server of many sites on one address (a CDN) answers as
+// that site. Each is an entry of its own at the URI's port, its detail
+// saying which request carried it. An origin-form request's first Host
+// header is its destination already, and a CONNECT's reaches no server.
+func (p *proxy) recordHostHeaders(at time.Time, req proxyRequest, h headers) {
+	if len(h.hostVals) == 0 || req.Host == "" || req.Method == "CONNECT" {
+		return
+	}
+	var seen []string // the hosts named so far, the URI's first
+	to := ""
+	for _, v := range h.hostVals {
+		name := hostOfHeader(v)
+		if name == "" {
+			continue
+		}
+		if seen == nil {
+			// A Host header that names the URI's host, the usual
+			// request, costs no more than this comparison.
+			uri := strings.TrimSuffix(req.Host, ".")
+			if name == uri {
+				continue
+			}
+			seen = append(seen, sameHost(uri))
+		}
+		k := sameHost(name)
+		if slices.Contains(seen, k) {
+			continue
+		}
+		seen = append(seen, k)
+		if to == "" {
+			main := requestEntry(proxyRequest{Method: req.Method, Host: strings.TrimSuffix(req.Host, "."), Port: req.Port, Path: req.Path})
+			if to = main.Host; to == "" {
+				to = main.IP
+			}
+		}
+		e := requestEntry(proxyRequest{Method: req.Method, Host: name, Port: req.Port, Path: req.Path})
+		e.Detail += fmt.Sprintf(" (asked for by its Host header of a request sent to %s port %d)", to, req.Port)
+		if len(e.Detail) > maxRecorded {
+			e.Detail = e.Detail[:maxRecorded]
+		}
+		p.rec.add(at, e)
+	}
+}
+
+// hostOfHeader is the host a Host header's value names, without its port:
+// an IPv6 literal without its brackets, a name without its final dot. A
+// value that is no authority (a colon outside brackets more than once) is
+// named whole, as a host the server is asked for.
+func hostOfHeader(v string) string {
+	v = strings.TrimSpace(v)
+	if strings.HasPrefix(v, "[") {
+		if i := strings.IndexByte(v, ']'); i > 0 {
+			return v[1:i]
+		}
+	}
+	if i := strings.IndexByte(v, ':'); i >= 0 && strings.Count(v, ":") == 1 {
+		v = v[:i]
+	}
+	return strings.TrimSuffix(lowerASCII(v), ".")
+}
+
+// sameHost is the form in which two hosts are compared: an address as
+// the record writes it (IPv4-mapped as IPv4, loose IPv4 forms read), a
+// name lowered without its final dot.
+func sameHost(h string) string {
+	h = strings.TrimSuffix(lowerASCII(h), ".")
+	if a, err := netip.ParseAddr(h); err == nil {
+		return a.WithZone("").Unmap().String()
+	}
+	if a, ok := evidence.LooseIPv4(h); ok {
+		return a.String()
+	}
+	return h
+}
+
+// requestEntry is the record's entry of a request that names a host.
+func requestEntry(req proxyRequest) evidence.Egress {
 	e := evidence.Egress{Host: hostText(req.Host), Port: req.Port, Via: evidence.ViaProxy, Proto: "http",
 		Detail: clip(req.Method + " " + req.Path)}
 	if req.Method == "CONNECT" {
@@ -391,7 +486,7 @@ func (p *proxy) record(at time.Time, line string, req proxyRequest, perr error) 
 		e.Host, e.IP = "", a.String()
 		e.Detail += " (written " + clip(req.Host) + ")"
 	}
-	p.rec.add(at, e)
+	return e
 }
 
 func blocked(code int, status, msg string) []byte {
@@ -428,6 +523,10 @@ func readLine(br *bufio.Reader, buf []byte) (line []byte, long bool, err error) 
 type headers struct {
 	host  *string // the first Host header
 	hosts int     // how many Host headers there are
+	// hostVals are the first proxyMaxHostHeaders Host headers' values,
+	// the first among them: the sites an absolute-form request asks its
+	// URI's host for.
+	hostVals []string
 	// length is the body's length (Content-Length), -1 when none is
 	// given; badLength says one given was not a length, or two differed.
 	// chunked says the body is in chunks (the last transfer coding is
@@ -467,9 +566,12 @@ func (h *headers) take(b []byte, n int) {
 		// The destination of an origin-form request, wherever it
 		// stands: behind proxyMaxHeaders others it was not looked at,
 		// and the request was recorded as naming no host.
-		if h.hosts++; h.host == nil {
+		if h.hosts++; len(h.hostVals) < proxyMaxHostHeaders {
 			s := string(v)
-			h.host = &s
+			if h.host == nil {
+				h.host = &s
+			}
+			h.hostVals = append(h.hostVals, s)
 		}
 		return
 	}

@@ -100,7 +100,9 @@ func TestProxyNamesHostsAsTheOtherWaysDo(t *testing.T) {
 		// choice; the first was recorded, the other not at all.
 		"GET /two HTTP/1.1\r\nHost: allowed.test\r\nhost: evil.test\r\n\r\n",
 		"GET /far HTTP/1.1\r\nHost: d.test\r\n" + strings.Repeat("X-Pad: 1\r\n", proxyMaxHeaders) + "Host: d.test\r\n\r\n",
-		// An absolute URI names the host; Host headers do not count.
+		// An absolute URI names the host it is sent to; its Host
+		// headers name the sites it asks that host for, each an entry
+		// of its own (TestProxyNamesTheSiteAHostHeaderAsksFor).
 		"GET http://abs.test/ HTTP/1.1\r\nHost: x.test\r\nHost: y.test\r\n\r\n",
 		// An IPv6 zone written as in a URI (RFC 6874), in each place a
 		// request names its host: zone eth0 (a CONNECT's and a Host
@@ -143,6 +145,8 @@ func TestProxyNamesHostsAsTheOtherWaysDo(t *testing.T) {
 		"host= ip= port=0 detail=malformed request: GET /two HTTP/1.1",
 		"host= ip= port=0 detail=malformed request: GET /far HTTP/1.1",
 		"host=abs.test ip= port=80 detail=GET /",
+		"host=x.test ip= port=80 detail=GET / (asked for by its Host header of a request sent to abs.test port 80)",
+		"host=y.test ip= port=80 detail=GET / (asked for by its Host header of a request sent to abs.test port 80)",
 		"host= ip=fe80::1 port=80 detail=GET /z (zone eth0)",
 		"host= ip=fe80::1 port=443 detail=CONNECT (zone eth0)",
 		"host= ip=fe80::1 port=443 detail=CONNECT (zone eth1)",
@@ -178,7 +182,9 @@ func TestProxyWritesHostsAsTheDNSStubDoes(t *testing.T) {
 		{"GET http://b%C3%BCcher.test/ HTTP/1.1\r\n\r\n", [][]byte{[]byte("b\xc3\xbccher"), []byte("test")}},
 		{"CONNECT a\xffb.test:443 HTTP/1.1\r\n\r\n", [][]byte{[]byte("a\xffb"), []byte("test")}},
 		{"CONNECT a\xfeb.test:443 HTTP/1.1\r\n\r\n", [][]byte{[]byte("a\xfeb"), []byte("test")}},
-		{"GET http://x_y-*.test/ HTTP/1.1\r\nHost: other.test\r\n\r\n", [][]byte{[]byte("x_y-*"), []byte("test")}},
+		// A Host header that names the URI's host adds no entry (one
+		// that names another site is one: redteam26_test.go).
+		{"GET http://x_y-*.test/ HTTP/1.1\r\nHost: X_Y-*.Test\r\n\r\n", [][]byte{[]byte("x_y-*"), []byte("test")}},
 	}
 	for _, c := range cases {
 		conn, err := net.Dial("tcp", p.addr())
