@@ -53,6 +53,14 @@ type packetEvent struct {
 	// unread is how many more questions that query counts than could
 	// be read from the snapshot (cut short, or not a name).
 	unread int
+	// groups are the multicast groups an IGMP or MLD membership report
+	// names (membershipGroups): groups the command joined, which the
+	// kernel announces on the link.
+	groups []netip.Addr
+	// groupsOnly says the packet is an MLD report the wall let through
+	// (allow mode, prefix vigiles-mld): its groups are recorded, not the
+	// packet itself, which the kernel sends for its own groups too.
+	groupsOnly bool
 }
 
 // nflog reads the rule set's NFLOG group from its own netlink socket.
@@ -376,6 +384,9 @@ func parseNFLOGPacket(b []byte) (packetEvent, bool) {
 	case logPrefixLocal:
 		ev.local = true
 		return ev, parseLocalAnswer(payload, &ev)
+	case logPrefixMLD:
+		ev.groupsOnly = true
+		return ev, parseIPPacket(payload, &ev)
 	case logPrefixLocalSent:
 		// The attempt itself, which nothing answers: its destination is
 		// the address tried. A question in it went to the stub's port
@@ -473,6 +484,9 @@ func parseIPPacket(p []byte, ev *packetEvent) bool {
 	if proto == unix.IPPROTO_UDP && slices.Contains(questionPorts, ev.port) && len(l4) > 8 {
 		ev.questions, ev.unread = dnsQuestions(l4[8:])
 	}
+	if proto == unix.IPPROTO_IGMP && p[0]>>4 == 4 || proto == unix.IPPROTO_ICMPV6 && p[0]>>4 == 6 {
+		ev.groups = membershipGroups(proto, l4)
+	}
 	if proto == unix.IPPROTO_TCP && ev.port == 53 && len(l4) >= 20 {
 		// A SYN with data (TCP Fast Open): the message's length, then
 		// the message, as DNS over TCP sends it.
@@ -481,6 +495,62 @@ func parseIPPacket(p []byte, ev *packetEvent) bool {
 		}
 	}
 	return true
+}
+
+// membershipGroups returns the multicast groups an IGMP (RFC 1112, 2236,
+// 3376) or MLD (RFC 2710, 3810) membership report or leave names, as far
+// as l4 holds them: the groups the sender joined or left. The command
+// joins a group of its choosing without privilege (IP_ADD_MEMBERSHIP,
+// IPV6_JOIN_GROUP), and the kernel announces it on the link, to every
+// multicast router and snooping switch there. A group of the kernel's own
+// (the all-nodes and all-hosts groups, IPv6's solicited-node groups) is
+// left out.
+func membershipGroups(proto byte, l4 []byte) []netip.Addr {
+	var gs []netip.Addr
+	keep := func(g netip.Addr) {
+		if g.IsMulticast() && !ownGroup(g) && !slices.Contains(gs, g) {
+			gs = append(gs, g)
+		}
+	}
+	if len(l4) < 8 {
+		return nil
+	}
+	switch {
+	case proto == unix.IPPROTO_IGMP && (l4[0] == 0x12 || l4[0] == 0x16 || l4[0] == 0x17):
+		// v1 and v2 reports, v2's leave: the group follows the checksum.
+		keep(netip.AddrFrom4([4]byte(l4[4:8])))
+	case proto == unix.IPPROTO_IGMP && l4[0] == 0x22:
+		// v3 report: group records from byte 8, each type, aux data
+		// length (in 32-bit words), number of sources, group, sources.
+		n := int(binary.BigEndian.Uint16(l4[6:8]))
+		for off, i := 8, 0; i < n && len(l4) >= off+8; i++ {
+			keep(netip.AddrFrom4([4]byte(l4[off+4 : off+8])))
+			off += 8 + 4*int(binary.BigEndian.Uint16(l4[off+2:off+4])) + 4*int(l4[off+1])
+		}
+	case proto == unix.IPPROTO_ICMPV6 && (l4[0] == 131 || l4[0] == 132):
+		// MLDv1 report and done: the group after 8 bytes of header.
+		if len(l4) >= 24 {
+			keep(netip.AddrFrom16([16]byte(l4[8:24])))
+		}
+	case proto == unix.IPPROTO_ICMPV6 && l4[0] == 143:
+		// MLDv2 report: records as IGMPv3's, with 16-byte addresses.
+		n := int(binary.BigEndian.Uint16(l4[6:8]))
+		for off, i := 8, 0; i < n && len(l4) >= off+20; i++ {
+			keep(netip.AddrFrom16([16]byte(l4[off+4 : off+20])))
+			off += 20 + 16*int(binary.BigEndian.Uint16(l4[off+2:off+4])) + 4*int(l4[off+1])
+		}
+	}
+	return gs
+}
+
+// solicitedNode is IPv6's solicited-node prefix (RFC 4291 2.7.1), the
+// groups the kernel joins for each address of its own.
+var solicitedNode = netip.MustParsePrefix("ff02::1:ff00:0/104")
+
+// ownGroup says whether the kernel joins g itself: IPv4's all-hosts
+// group, IPv6's all-nodes group and its solicited-node groups.
+func ownGroup(g netip.Addr) bool {
+	return g == netip.AddrFrom4([4]byte{224, 0, 0, 1}) || g == netip.MustParseAddr("ff02::1") || solicitedNode.Contains(g)
 }
 
 // dnsQuestions returns the names a DNS query asks, in presentation form

@@ -130,7 +130,8 @@ func (r *recorder) addLocked(at time.Time, e evidence.Egress, attempts int) *rec
 // attempt of its own (docs/egress.md). A malformed query, which has no
 // host, is an attempt.
 func isNote(e evidence.Egress) bool {
-	return e.Via == evidence.ViaDNS && e.Detail != "" && e.Host != ""
+	return e.Via == evidence.ViaDNS && e.Detail != "" && e.Host != "" ||
+		e.Via == evidence.ViaConnect && strings.HasPrefix(e.Detail, groupDetail) && !strings.HasSuffix(e.Detail, "(the report went out)")
 }
 
 // maxNames bounds the addresses the recorder names: answers the command
@@ -240,6 +241,15 @@ func (r *recorder) addPacket(ev packetEvent) {
 		// copy of the host's address records it.
 		ev.dropped = true
 	}
+	if ev.groupsOnly {
+		// An MLD report the wall let through (allow mode): the kernel
+		// sends them for its own groups too, so only the groups the
+		// command joined are recorded, each an attempt.
+		for _, g := range ev.groups {
+			r.addLocked(ev.at, groupEntry(g, ev.proto, ev.dst, false), 1)
+		}
+		return
+	}
 	x := r.addLocked(ev.at, r.connectLocked(ev.dst, ev.proto, ev.port, !ev.dropped), 1)
 	if d := (flowDest{ev.dst, ev.proto, ev.port}); !ev.dropped && r.accepted[d] == nil {
 		r.accepted[d] = x
@@ -247,6 +257,33 @@ func (r *recorder) addPacket(ev packetEvent) {
 	for _, q := range ev.questions {
 		r.addLocked(ev.at, directQuestion(q, ev.dst, ev.port, !ev.dropped, ev.unread), 1)
 	}
+	for _, g := range ev.groups {
+		r.addLocked(ev.at, groupEntry(g, ev.proto, ev.dst, true), 1)
+	}
+}
+
+// groupDetail begins the detail of a multicast group's entry.
+const groupDetail = "multicast group the command joined, named in an "
+
+// groupEntry is a multicast group the command joined, named in a
+// membership report the kernel sent to (report) on its behalf: an entry
+// of the group's address beside the report's own. note says the report
+// is an entry of its own already (which counts the attempt), so that past
+// the cap this one is left out rather than lumped (isNote); an MLD report
+// the wall let through has none, and this entry is the attempt. Never
+// allowed: no allow names a group, and what the report reaches is the
+// link, not the group.
+func groupEntry(g netip.Addr, proto string, report netip.Addr, note bool) evidence.Egress {
+	kind := "IGMP"
+	if g.Is6() {
+		kind = "MLD"
+	}
+	e := evidence.Egress{IP: g.String(), Proto: proto, Via: evidence.ViaConnect,
+		Detail: groupDetail + kind + " membership report to " + report.String()}
+	if !note {
+		e.Detail += " (the report went out)"
+	}
+	return e
 }
 
 // directQuestion is a name the command asked of a resolver other than the

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"net"
+	"net/netip"
 	"strings"
 	"testing"
 
@@ -98,5 +99,55 @@ func BenchmarkProxyRequestWithHostHeader(b *testing.B) {
 		c.(*net.TCPConn).CloseWrite()
 		bufio.NewReader(c).ReadString('\n')
 		c.Close()
+	}
+}
+
+// TestMembershipGroupsAreRead: the groups an IGMP or MLD report names are
+// read from the packet the wall logged, as far as its snapshot holds them:
+// IGMPv2's report and leave, IGMPv3's and MLDv2's records (with sources and
+// auxiliary data to step over), MLDv1's report and done; the kernel's own
+// groups (all-hosts, all-nodes, solicited-node) are left out, a record cut
+// short is not read, and a query (type 0x11, 130) names none.
+func TestMembershipGroupsAreRead(t *testing.T) {
+	a4 := func(s string) []byte { return netip.MustParseAddr(s).AsSlice() }
+	cat := func(bs ...[]byte) []byte {
+		var out []byte
+		for _, b := range bs {
+			out = append(out, b...)
+		}
+		return out
+	}
+	igmp3 := cat([]byte{0x22, 0, 0, 0, 0, 0, 0, 3},
+		[]byte{4, 0, 0, 2}, a4("239.26.0.1"), a4("192.0.2.1"), a4("192.0.2.2"), // two sources
+		[]byte{4, 1, 0, 0}, a4("239.26.0.2"), []byte{9, 9, 9, 9}, // a word of aux data
+		[]byte{4, 0, 0, 0}, a4("224.0.0.1"))
+	mld2 := cat([]byte{143, 0, 0, 0, 0, 0, 0, 4},
+		[]byte{4, 0, 0, 1}, a4("ff0e::26:1"), a4("2001:db8::1"),
+		[]byte{4, 0, 0, 0}, a4("ff02::1:ff12:3456"),
+		[]byte{4, 0, 0, 0}, a4("ff05::26:2"),
+		[]byte{4, 0, 0, 0}, a4("ff0e::26:3")[:8]) // cut short
+	for _, c := range []struct {
+		name  string
+		proto byte
+		l4    []byte
+		want  []string
+	}{
+		{"igmp2 report", 2, cat([]byte{0x16, 0, 0, 0}, a4("239.26.0.9")), []string{"239.26.0.9"}},
+		{"igmp2 leave", 2, cat([]byte{0x17, 0, 0, 0}, a4("239.26.0.9")), []string{"239.26.0.9"}},
+		{"igmp query", 2, cat([]byte{0x11, 0, 0, 0}, a4("239.26.0.9")), nil},
+		{"igmp3 report", 2, igmp3, []string{"239.26.0.1", "239.26.0.2"}},
+		{"mld1 report", 58, cat([]byte{131, 0, 0, 0, 0, 0, 0, 0}, a4("ff0e::26:9")), []string{"ff0e::26:9"}},
+		{"mld1 done", 58, cat([]byte{132, 0, 0, 0, 0, 0, 0, 0}, a4("ff0e::26:9")), []string{"ff0e::26:9"}},
+		{"mld query", 58, cat([]byte{130, 0, 0, 0, 0, 0, 0, 0}, a4("ff0e::26:9")), nil},
+		{"mld2 report", 58, mld2, []string{"ff0e::26:1", "ff05::26:2"}},
+		{"echo request", 58, cat([]byte{128, 0, 0, 0, 0, 0, 0, 0}, a4("ff0e::26:9")), nil},
+	} {
+		var got []string
+		for _, g := range membershipGroups(c.proto, c.l4) {
+			got = append(got, g.String())
+		}
+		if d := cmp.Diff(c.want, got); d != "" {
+			t.Errorf("%s: groups (-want +got):\n%s", c.name, d)
+		}
 	}
 }

@@ -43,6 +43,10 @@ const (
 	// addresses that its kernel never answers (a signed SYN, a UDP
 	// datagram over IPv6 without a checksum): the packet itself, as sent.
 	logPrefixLocalSent = "vigiles-lo-sent"
+	// logPrefixMLD logs an MLD report or done the allow-mode wall lets
+	// through to the connector's link: the groups it names that the
+	// command joined are recorded (nflog.go's membershipGroups).
+	logPrefixMLD = "vigiles-mld"
 
 	// logSnaplen is how much of a logged packet NFLOG copies: the IP
 	// header (IPv4 options included, 60 bytes at most; an IPv6 fragment
@@ -407,12 +411,19 @@ func buildRuleset(c *nftables.Conn, pol *policy) (*ruleset, error) {
 				&expr.Payload{DestRegister: 1, Base: expr.PayloadBaseTransportHeader, Offset: 0, Len: 1},
 			})
 		}
+		// An MLD report names the groups its sender joined, and the
+		// command joins groups of its choosing (IPV6_JOIN_GROUP, no
+		// privilege needed): each report is logged as it goes, and the
+		// groups it names that are not the kernel's own are recorded.
+		// It went out unrecorded, with 112 bits of the command's choice
+		// in each group, to every multicast router and snooping switch
+		// of the link under Claude Code.
 		add(out, slices.Concat(toLink(), []expr.Any{
 			&expr.Range{Op: expr.CmpOpEq, Register: 1, FromData: []byte{131}, ToData: []byte{132}},
-			accept()})...)
+			logToLen(logPrefixMLD, logSnaplenDNS), accept()})...)
 		add(out, slices.Concat(toLink(), []expr.Any{
 			&expr.Cmp{Op: expr.CmpOpEq, Register: 1, Data: []byte{143}},
-			accept()})...)
+			logToLen(logPrefixMLD, logSnaplenDNS), accept()})...)
 		// ICMP errors the kernel sends are dropped here, before the allow
 		// sets (icmpErrorDrops); ICMPv6's are types 1-4, none of the
 		// neighbour discovery above.

@@ -3,6 +3,7 @@ package escape
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 	"testing"
 )
 
@@ -51,5 +52,72 @@ func TestRedteam26HostHeaderSiteIsNamed(t *testing.T) {
 				t.Errorf("no proxy entry for %s in %+v", k, got.Egress)
 			}
 		})
+	}
+}
+
+// groupJoiner joins an IPv4 and an IPv6 multicast group of the command's
+// choosing (IP_ADD_MEMBERSHIP, IPV6_JOIN_GROUP: no privilege needed), on
+// whatever link the route to each leads to, and sends nothing itself: the
+// kernel announces each join in a membership report (IGMPv3 to
+// 224.0.0.22, MLDv2 to ff02::16), the group address in it, as under Claude
+// Code it does on the host's network, where every multicast router and
+// snooping switch of the link reads it (112 bits of the command's choice
+// in an IPv6 group). It waits for the reports, then leaves.
+const groupJoiner = `import socket, struct, time
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.setsockopt(socket.IPPROTO_IP, socket.IP_ADD_MEMBERSHIP, socket.inet_aton("239.26.0.7") + socket.inet_aton("0.0.0.0"))
+s6 = socket.socket(socket.AF_INET6, socket.SOCK_DGRAM)
+s6.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_JOIN_GROUP, socket.inet_pton(socket.AF_INET6, "ff0e::5ec:7e7:26") + struct.pack("@I", 0))
+print("joined", flush=True)
+time.sleep(1.5)
+`
+
+// TestRedteam26MulticastGroupsAreNamed: the groups a hook joins are in the
+// record, in every mode, for every caller: each an entry of its own, the
+// group's address, whose detail says a membership report named it. Before,
+// deny and record mode recorded the reports as attempts at 224.0.0.22 and
+// ff02::16 alone (every group the same entry), and allow mode let the MLD
+// reports through to the connector unrecorded.
+func TestRedteam26MulticastGroupsAreNamed(t *testing.T) {
+	requireBwrap(t)
+	requireTools(t, "python3")
+	for _, r := range runners(t) {
+		for _, mode := range egressModes(r, "198.51.100.250/32") {
+			t.Run(r.name+"/"+mode[0]+connectorOf(mode), func(t *testing.T) {
+				dir := workTree(t)
+				res := vigiles(t, r, dir, nil, append([]string{"--egress"}, append(mode, "--", "python3", "-c", groupJoiner)...)...)
+				if !strings.Contains(res.Stdout, "joined") {
+					t.Fatalf("the joins failed: stdout %q, stderr %q", res.Stdout, res.Stderr)
+				}
+				var got struct {
+					Egress []egressEntry `json:"egress"`
+				}
+				if err := json.Unmarshal([]byte(res.raw), &got); err != nil {
+					t.Fatal(err)
+				}
+				want := map[string]string{
+					"239.26.0.7":       "multicast group the command joined, named in an IGMP membership report to 224.0.0.22",
+					"ff0e::5ec:7e7:26": "multicast group the command joined, named in an MLD membership report to ff02::16",
+				}
+				for _, e := range got.Egress {
+					d, ok := want[e.IP]
+					if !ok {
+						continue
+					}
+					if mode[0] == "allow" && e.IP == "ff0e::5ec:7e7:26" {
+						// The wall lets MLD through to the
+						// connector's link, as the kernel needs.
+						d += " (the report went out)"
+					}
+					if e.Via != "connect" || e.Detail != d || e.Attempts < 1 || e.Allowed || e.Host != "" {
+						t.Errorf("%s: %+v, want a connect entry, detail %q, an attempt or more, not allowed", e.IP, e, d)
+					}
+					delete(want, e.IP)
+				}
+				for g := range want {
+					t.Errorf("group %s is not in the record: %+v", g, got.Egress)
+				}
+			})
+		}
 	}
 }
