@@ -567,9 +567,15 @@ func (h *headers) take(b []byte, n int) {
 		// stands: behind proxyMaxHeaders others it was not looked at,
 		// and the request was recorded as naming no host.
 		if h.hosts++; len(h.hostVals) < proxyMaxHostHeaders {
-			s := string(v)
+			// Each value is kept up to what a record names of it (a
+			// line may be 64 KiB; the first is kept whole, as it
+			// names an origin-form request's destination).
+			var s string
 			if h.host == nil {
+				s = string(v)
 				h.host = &s
+			} else {
+				s = string(v[:min(len(v), maxRecorded+8)])
 			}
 			h.hostVals = append(h.hostVals, s)
 		}
