@@ -7,6 +7,7 @@ import (
 	"net/netip"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -154,5 +155,29 @@ func TestMembershipGroupsAreRead(t *testing.T) {
 		if d := cmp.Diff(c.want, got); d != "" {
 			t.Errorf("%s: groups (-want +got):\n%s", c.name, d)
 		}
+	}
+}
+
+// TestGroupEntriesPastTheCap: past the entries a record names one by one,
+// a group read from a report the wall refused is left out (the report's
+// own entry, or the lump, counts the attempt), and one read from an MLD
+// report the wall let through, the attempt itself, is lumped with the
+// other attempts, never lost.
+func TestGroupEntriesPastTheCap(t *testing.T) {
+	r := newRecorder()
+	t0 := time.Now()
+	for i := range maxEntries {
+		r.addPacket(packetEvent{at: t0, dropped: true, dst: netip.AddrFrom4([4]byte{198, 18, byte(i >> 8), byte(i)}), proto: "udp", port: 9})
+	}
+	r.addPacket(packetEvent{at: t0, dropped: true, dst: netip.MustParseAddr("ff02::16"), proto: "icmp",
+		groups: []netip.Addr{netip.MustParseAddr("ff0e::26:1")}})
+	r.addPacket(packetEvent{at: t0, groupsOnly: true, dst: netip.MustParseAddr("ff02::16"), proto: "icmp",
+		groups: []netip.Addr{netip.MustParseAddr("ff0e::26:2")}})
+	all := r.list()
+	if len(all) != maxEntries+1 {
+		t.Fatalf("%d entries, want %d and a lump", len(all), maxEntries)
+	}
+	if l := all[maxEntries]; !l.Lumped() || l.Attempts != 2 {
+		t.Errorf("lump %+v, want the refused report and the group that went out: 2 attempts", l)
 	}
 }
