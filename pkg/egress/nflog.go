@@ -55,8 +55,9 @@ type packetEvent struct {
 	unread int
 	// groups are the multicast groups an IGMP or MLD membership report
 	// names (membershipGroups): groups the command joined, which the
-	// kernel announces on the link.
-	groups []netip.Addr
+	// kernel announces on the link, and the sources it asked for their
+	// traffic from.
+	groups []member
 	// groupsOnly says the packet is an MLD report the wall let through
 	// (allow mode, prefix vigiles-mld): its groups are recorded, not the
 	// packet itself, which the kernel sends for its own groups too.
@@ -505,11 +506,28 @@ func parseIPPacket(p []byte, ev *packetEvent) bool {
 // multicast router and snooping switch there. A group of the kernel's own
 // (the all-nodes and all-hosts groups, IPv6's solicited-node groups) is
 // left out.
-func membershipGroups(proto byte, l4 []byte) []netip.Addr {
-	var gs []netip.Addr
-	keep := func(g netip.Addr) {
-		if g.IsMulticast() && !ownGroup(g) && !slices.Contains(gs, g) {
-			gs = append(gs, g)
+func membershipGroups(proto byte, l4 []byte) []member {
+	var gs []member
+	keep := func(g netip.Addr) bool {
+		if !g.IsMulticast() || ownGroup(g) {
+			return false
+		}
+		if m := (member{group: g}); !slices.Contains(gs, m) {
+			gs = append(gs, m)
+		}
+		return true
+	}
+	// sources keeps the n source addresses of size alen at b's start
+	// (as far as b holds them) of group g's record: a source-specific
+	// join (MCAST_JOIN_SOURCE_GROUP, no privilege needed either) names
+	// each, and a multicast router of the link may send a join towards
+	// each (PIM-SSM).
+	sources := func(g netip.Addr, b []byte, n, alen int) {
+		for i := 0; i < n && len(b) >= (i+1)*alen; i++ {
+			a, _ := netip.AddrFromSlice(b[i*alen : (i+1)*alen])
+			if m := (member{source: a, group: g}); !slices.Contains(gs, m) {
+				gs = append(gs, m)
+			}
 		}
 	}
 	if len(l4) < 8 {
@@ -524,8 +542,11 @@ func membershipGroups(proto byte, l4 []byte) []netip.Addr {
 		// length (in 32-bit words), number of sources, group, sources.
 		n := int(binary.BigEndian.Uint16(l4[6:8]))
 		for off, i := 8, 0; i < n && len(l4) >= off+8; i++ {
-			keep(netip.AddrFrom4([4]byte(l4[off+4 : off+8])))
-			off += 8 + 4*int(binary.BigEndian.Uint16(l4[off+2:off+4])) + 4*int(l4[off+1])
+			g, ns := netip.AddrFrom4([4]byte(l4[off+4:off+8])), int(binary.BigEndian.Uint16(l4[off+2:off+4]))
+			if keep(g) {
+				sources(g, l4[off+8:], ns, 4)
+			}
+			off += 8 + 4*ns + 4*int(l4[off+1])
 		}
 	case proto == unix.IPPROTO_ICMPV6 && (l4[0] == 131 || l4[0] == 132):
 		// MLDv1 report and done: the group after 8 bytes of header.
@@ -536,11 +557,20 @@ func membershipGroups(proto byte, l4 []byte) []netip.Addr {
 		// MLDv2 report: records as IGMPv3's, with 16-byte addresses.
 		n := int(binary.BigEndian.Uint16(l4[6:8]))
 		for off, i := 8, 0; i < n && len(l4) >= off+20; i++ {
-			keep(netip.AddrFrom16([16]byte(l4[off+4 : off+20])))
-			off += 20 + 16*int(binary.BigEndian.Uint16(l4[off+2:off+4])) + 4*int(l4[off+1])
+			g, ns := netip.AddrFrom16([16]byte(l4[off+4:off+20])), int(binary.BigEndian.Uint16(l4[off+2:off+4]))
+			if keep(g) {
+				sources(g, l4[off+20:], ns, 16)
+			}
+			off += 20 + 16*ns + 4*int(l4[off+1])
 		}
 	}
 	return gs
+}
+
+// member is a group a membership report names (source invalid), or a
+// source it names for that group.
+type member struct {
+	source, group netip.Addr
 }
 
 // solicitedNode is IPv6's solicited-node prefix (RFC 4291 2.7.1), the

@@ -245,8 +245,8 @@ func (r *recorder) addPacket(ev packetEvent) {
 		// An MLD report the wall let through (allow mode): the kernel
 		// sends them for its own groups too, so only the groups the
 		// command joined are recorded, each an attempt.
-		for _, g := range ev.groups {
-			r.addLocked(ev.at, groupEntry(g, ev.proto, ev.dst, false), 1)
+		for _, m := range ev.groups {
+			r.addLocked(ev.at, groupEntry(m, ev.proto, ev.dst, false), 1)
 		}
 		return
 	}
@@ -257,13 +257,13 @@ func (r *recorder) addPacket(ev packetEvent) {
 	for _, q := range ev.questions {
 		r.addLocked(ev.at, directQuestion(q, ev.dst, ev.port, !ev.dropped, ev.unread), 1)
 	}
-	for _, g := range ev.groups {
-		r.addLocked(ev.at, groupEntry(g, ev.proto, ev.dst, true), 1)
+	for _, m := range ev.groups {
+		r.addLocked(ev.at, groupEntry(m, ev.proto, ev.dst, true), 1)
 	}
 }
 
 // groupDetail begins the detail of a multicast group's entry.
-const groupDetail = "multicast group the command joined, named in an "
+const groupDetail = "multicast group the command joined"
 
 // groupEntry is a multicast group the command joined, named in a
 // membership report the kernel sent to (report) on its behalf: an entry
@@ -273,13 +273,19 @@ const groupDetail = "multicast group the command joined, named in an "
 // the wall let through has none, and this entry is the attempt. Never
 // allowed: no allow names a group, and what the report reaches is the
 // link, not the group.
-func groupEntry(g netip.Addr, proto string, report netip.Addr, note bool) evidence.Egress {
+func groupEntry(m member, proto string, report netip.Addr, note bool) evidence.Egress {
 	kind := "IGMP"
-	if g.Is6() {
+	if m.group.Is6() {
 		kind = "MLD"
 	}
-	e := evidence.Egress{IP: g.String(), Proto: proto, Via: evidence.ViaConnect,
-		Detail: groupDetail + kind + " membership report to " + report.String()}
+	e := evidence.Egress{IP: m.group.String(), Proto: proto, Via: evidence.ViaConnect,
+		Detail: groupDetail + ", named in an " + kind + " membership report to " + report.String()}
+	if m.source.IsValid() {
+		// A source of a source-specific join: the address the
+		// command asked the group's traffic from.
+		e.IP = m.source.String()
+		e.Detail = groupDetail + " (" + m.group.String() + ") asking for its traffic from this source, named in an " + kind + " membership report to " + report.String()
+	}
 	if !note {
 		e.Detail += " (the report went out)"
 	}

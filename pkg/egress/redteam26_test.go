@@ -111,7 +111,8 @@ func BenchmarkProxyRequestWithHostHeader(b *testing.B) {
 // TestMembershipGroupsAreRead: the groups an IGMP or MLD report names are
 // read from the packet the wall logged, as far as its snapshot holds them:
 // IGMPv2's report and leave, IGMPv3's and MLDv2's records (with sources and
-// auxiliary data to step over), MLDv1's report and done; the kernel's own
+// auxiliary data to step over, each source named for its group), MLDv1's
+// report and done; the kernel's own
 // groups (all-hosts, all-nodes, solicited-node) are left out, a record cut
 // short is not read, and a query (type 0x11, 130) names none.
 func TestMembershipGroupsAreRead(t *testing.T) {
@@ -141,16 +142,20 @@ func TestMembershipGroupsAreRead(t *testing.T) {
 		{"igmp2 report", 2, cat([]byte{0x16, 0, 0, 0}, a4("239.26.0.9")), []string{"239.26.0.9"}},
 		{"igmp2 leave", 2, cat([]byte{0x17, 0, 0, 0}, a4("239.26.0.9")), []string{"239.26.0.9"}},
 		{"igmp query", 2, cat([]byte{0x11, 0, 0, 0}, a4("239.26.0.9")), nil},
-		{"igmp3 report", 2, igmp3, []string{"239.26.0.1", "239.26.0.2"}},
+		{"igmp3 report", 2, igmp3, []string{"239.26.0.1", "192.0.2.1 for 239.26.0.1", "192.0.2.2 for 239.26.0.1", "239.26.0.2"}},
 		{"mld1 report", 58, cat([]byte{131, 0, 0, 0, 0, 0, 0, 0}, a4("ff0e::26:9")), []string{"ff0e::26:9"}},
 		{"mld1 done", 58, cat([]byte{132, 0, 0, 0, 0, 0, 0, 0}, a4("ff0e::26:9")), []string{"ff0e::26:9"}},
 		{"mld query", 58, cat([]byte{130, 0, 0, 0, 0, 0, 0, 0}, a4("ff0e::26:9")), nil},
-		{"mld2 report", 58, mld2, []string{"ff0e::26:1", "ff05::26:2"}},
+		{"mld2 report", 58, mld2, []string{"ff0e::26:1", "2001:db8::1 for ff0e::26:1", "ff05::26:2"}},
 		{"echo request", 58, cat([]byte{128, 0, 0, 0, 0, 0, 0, 0}, a4("ff0e::26:9")), nil},
 	} {
 		var got []string
-		for _, g := range membershipGroups(c.proto, c.l4) {
-			got = append(got, g.String())
+		for _, m := range membershipGroups(c.proto, c.l4) {
+			if m.source.IsValid() {
+				got = append(got, m.source.String()+" for "+m.group.String())
+				continue
+			}
+			got = append(got, m.group.String())
 		}
 		if d := cmp.Diff(c.want, got); d != "" {
 			t.Errorf("%s: groups (-want +got):\n%s", c.name, d)
@@ -170,9 +175,9 @@ func TestGroupEntriesPastTheCap(t *testing.T) {
 		r.addPacket(packetEvent{at: t0, dropped: true, dst: netip.AddrFrom4([4]byte{198, 18, byte(i >> 8), byte(i)}), proto: "udp", port: 9})
 	}
 	r.addPacket(packetEvent{at: t0, dropped: true, dst: netip.MustParseAddr("ff02::16"), proto: "icmp",
-		groups: []netip.Addr{netip.MustParseAddr("ff0e::26:1")}})
+		groups: []member{{group: netip.MustParseAddr("ff0e::26:1")}}})
 	r.addPacket(packetEvent{at: t0, groupsOnly: true, dst: netip.MustParseAddr("ff02::16"), proto: "icmp",
-		groups: []netip.Addr{netip.MustParseAddr("ff0e::26:2")}})
+		groups: []member{{group: netip.MustParseAddr("ff0e::26:2")}}})
 	all := r.list()
 	if len(all) != maxEntries+1 {
 		t.Fatalf("%d entries, want %d and a lump", len(all), maxEntries)

@@ -79,6 +79,13 @@ const (
 	// when the command sends it with TCP_FASTOPEN_NO_COOKIE, which needs
 	// no privilege.
 	logSnaplenDNS = 60 + 60 + 2 + 12 + 255 + 4
+	// logSnaplenMembership is the room an IGMP or MLD membership report
+	// is logged with: an IPv6 header with a hop-by-hop header (the
+	// router alert), MLDv2's header and one record of a group with the
+	// 64 sources a socket may name at most (net.ipv6.mld_max_msf), so
+	// that the groups and sources the command joined are recorded
+	// (nflog.go's membershipGroups; IGMPv3 needs less).
+	logSnaplenMembership = 40 + 8 + 8 + 20 + 64*16
 
 	// IPv4 options that route the packet (RFC 791), the nftables
 	// extension header operation that finds IPv4 options (x/sys and
@@ -420,10 +427,10 @@ func buildRuleset(c *nftables.Conn, pol *policy) (*ruleset, error) {
 		// of the link under Claude Code.
 		add(out, slices.Concat(toLink(), []expr.Any{
 			&expr.Range{Op: expr.CmpOpEq, Register: 1, FromData: []byte{131}, ToData: []byte{132}},
-			logToLen(logPrefixMLD, logSnaplenDNS), accept()})...)
+			logToLen(logPrefixMLD, logSnaplenMembership), accept()})...)
 		add(out, slices.Concat(toLink(), []expr.Any{
 			&expr.Cmp{Op: expr.CmpOpEq, Register: 1, Data: []byte{143}},
-			logToLen(logPrefixMLD, logSnaplenDNS), accept()})...)
+			logToLen(logPrefixMLD, logSnaplenMembership), accept()})...)
 		// ICMP errors the kernel sends are dropped here, before the allow
 		// sets (icmpErrorDrops); ICMPv6's are types 1-4, none of the
 		// neighbour discovery above.
@@ -664,6 +671,28 @@ func buildRuleset(c *nftables.Conn, pol *policy) (*ruleset, error) {
 			&expr.Verdict{Kind: expr.VerdictGoto, Chain: question.Name}})...)
 	}
 	addRefusal(add, question)
+	// A membership report (IGMP; MLD's, types 131, 132 and 143, which
+	// allow mode let through above) names the groups the command joined
+	// and the sources it asked their traffic from: logged with room for
+	// them, and refused as a question is (ICMPv6's types 133-142 between
+	// them, the kernel's neighbour discovery, never leave lo here, and
+	// are logged with that room too, which costs a rule less).
+	for _, m := range [][]expr.Any{
+		{
+			&expr.Meta{Key: expr.MetaKeyL4PROTO, Register: 1},
+			&expr.Cmp{Op: expr.CmpOpEq, Register: 1, Data: []byte{unix.IPPROTO_IGMP}},
+		},
+		{
+			&expr.Meta{Key: expr.MetaKeyL4PROTO, Register: 1},
+			&expr.Cmp{Op: expr.CmpOpEq, Register: 1, Data: []byte{unix.IPPROTO_ICMPV6}},
+			&expr.Payload{DestRegister: 1, Base: expr.PayloadBaseTransportHeader, Offset: 0, Len: 1},
+			&expr.Range{Op: expr.CmpOpEq, Register: 1, FromData: []byte{131}, ToData: []byte{143}},
+		},
+	} {
+		add(out, slices.Concat(m, []expr.Any{
+			&expr.Counter{}, logToLen(logPrefixDrop, logSnaplenMembership),
+			&expr.Verdict{Kind: expr.VerdictGoto, Chain: question.Name}})...)
+	}
 	add(out, &expr.Counter{}, logTo(logPrefixDrop))
 	addRefusal(add, out)
 	return rs, nil

@@ -62,19 +62,27 @@ func TestRedteam26HostHeaderSiteIsNamed(t *testing.T) {
 // 224.0.0.22, MLDv2 to ff02::16), the group address in it, as under Claude
 // Code it does on the host's network, where every multicast router and
 // snooping switch of the link reads it (112 bits of the command's choice
-// in an IPv6 group). It waits for the reports, then leaves.
+// in an IPv6 group), and a source-specific join of each family names the
+// sources it asks the group's traffic from as well. It waits for the
+// reports, then leaves.
 const groupJoiner = `import socket, struct, time
 s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
 s.setsockopt(socket.IPPROTO_IP, socket.IP_ADD_MEMBERSHIP, socket.inet_aton("239.26.0.7") + socket.inet_aton("0.0.0.0"))
 s6 = socket.socket(socket.AF_INET6, socket.SOCK_DGRAM)
 s6.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_JOIN_GROUP, socket.inet_pton(socket.AF_INET6, "ff0e::5ec:7e7:26") + struct.pack("@I", 0))
+# Source-specific joins: the sources are the command's to choose too.
+s.setsockopt(socket.IPPROTO_IP, 39, socket.inet_aton("239.26.0.8") + socket.inet_aton("0.0.0.0") + socket.inet_aton("203.0.113.26"))  # IP_ADD_SOURCE_MEMBERSHIP
+def sin6(a):
+    return (struct.pack("=H", socket.AF_INET6) + struct.pack("!HI", 0, 0) + socket.inet_pton(socket.AF_INET6, a) + struct.pack("=I", 0)).ljust(128, b"\0")
+s6.setsockopt(socket.IPPROTO_IPV6, 46, struct.pack("=I4x", 0) + sin6("ff3e::8000:26") + sin6("2001:db8::26"))  # MCAST_JOIN_SOURCE_GROUP
 print("joined", flush=True)
 time.sleep(1.5)
 `
 
 // TestRedteam26MulticastGroupsAreNamed: the groups a hook joins are in the
 // record, in every mode, for every caller: each an entry of its own, the
-// group's address, whose detail says a membership report named it. Before,
+// group's address, whose detail says a membership report named it, and so
+// is each source a source-specific join named. Before,
 // deny and record mode recorded the reports as attempts at 224.0.0.22 and
 // ff02::16 alone (every group the same entry), and allow mode let the MLD
 // reports through to the connector unrecorded.
@@ -98,13 +106,17 @@ func TestRedteam26MulticastGroupsAreNamed(t *testing.T) {
 				want := map[string]string{
 					"239.26.0.7":       "multicast group the command joined, named in an IGMP membership report to 224.0.0.22",
 					"ff0e::5ec:7e7:26": "multicast group the command joined, named in an MLD membership report to ff02::16",
+					"239.26.0.8":       "multicast group the command joined, named in an IGMP membership report to 224.0.0.22",
+					"203.0.113.26":     "multicast group the command joined (239.26.0.8) asking for its traffic from this source, named in an IGMP membership report to 224.0.0.22",
+					"ff3e::8000:26":    "multicast group the command joined, named in an MLD membership report to ff02::16",
+					"2001:db8::26":     "multicast group the command joined (ff3e::8000:26) asking for its traffic from this source, named in an MLD membership report to ff02::16",
 				}
 				for _, e := range got.Egress {
 					d, ok := want[e.IP]
 					if !ok {
 						continue
 					}
-					if mode[0] == "allow" && e.IP == "ff0e::5ec:7e7:26" {
+					if mode[0] == "allow" && strings.Contains(d, "MLD") {
 						// The wall lets MLD through to the
 						// connector's link, as the kernel needs.
 						d += " (the report went out)"
