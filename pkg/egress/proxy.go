@@ -441,6 +441,11 @@ func (p *proxy) recordHostHeaders(at time.Time, req proxyRequest, h headers) {
 // named whole, as a host the server is asked for.
 func hostOfHeader(v string) string {
 	v = strings.TrimSpace(v)
+	if h, _, err := hostHeader(v); err == nil {
+		// As an origin-form request's Host header is read (an IPv6
+		// zone written as a URI writes it, RFC 6874).
+		return strings.TrimSuffix(h, ".")
+	}
 	if strings.HasPrefix(v, "[") {
 		if i := strings.IndexByte(v, ']'); i > 0 {
 			return v[1:i]

@@ -39,6 +39,9 @@ func TestProxyNamesTheSiteAHostHeaderAsksFor(t *testing.T) {
 		"GET http://front4.test/ HTTP/1.1\r\nHost: api.good.test (allowed), evil.test\r\n\r\n",
 		"GET http://front5.test/ HTTP/1.1\r\nHost: x.test:99999\r\n\r\n",
 		"CONNECT front6.test:443 HTTP/1.1\r\nHost: other.test:443\r\n\r\n",
+		// A zone written as a URI writes it is read as an origin-form
+		// request's Host header is.
+		"GET http://front8.test/ HTTP/1.1\r\nHost: [fe80::1%25eth0]\r\n\r\n",
 		// A Host header far longer than any name: its first
 		// maxRecorded bytes are named, and no more is kept.
 		"GET http://front7.test/ HTTP/1.1\r\nHost: front7.test\r\nHost: " + strings.Repeat("a", 20000) + ".test\r\n\r\n",
@@ -71,6 +74,8 @@ func TestProxyNamesTheSiteAHostHeaderAsksFor(t *testing.T) {
 		"host=front5.test ip= port=80 proto=http detail=GET /",
 		"host=x.test ip= port=80 proto=http detail=GET / (asked for by its Host header of a request sent to front5.test port 80)",
 		"host=front6.test ip= port=443 proto=tcp detail=CONNECT",
+		"host=front8.test ip= port=80 proto=http detail=GET /",
+		"host= ip=fe80::1 port=80 proto=http detail=GET / (zone eth0) (asked for by its Host header of a request sent to front8.test port 80)",
 		"host=front7.test ip= port=80 proto=http detail=GET /",
 		"host=" + strings.Repeat("a", maxRecorded) + " ip= port=80 proto=http detail=GET / (asked for by its Host header of a request sent to front7.test port 80)",
 	}
