@@ -133,3 +133,62 @@ func TestRedteam26MulticastGroupsAreNamed(t *testing.T) {
 		}
 	}
 }
+
+// leftoverAttempts is a command that exits at once and leaves a process
+// behind that, once the command is gone, asks the sandbox's DNS stub for a
+// name and sends a datagram to a remote address.
+const leftoverAttempts = `import socket, struct, time
+time.sleep(0.3)
+q = struct.pack("!HHHHHH", 0x2626, 0x0100, 1, 0, 0, 0) + b"\x08leftover\x04leak\x04test\x00" + struct.pack("!HH", 1, 1)
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.sendto(q, ("127.0.0.1", 53))
+s.settimeout(3)
+s.recv(512)
+u = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+try:
+    u.sendto(b"x", ("192.0.2.126", 126))
+except OSError:
+    pass
+`
+
+// TestRedteam26LeftoverAttemptsAreRecorded: what a process the command
+// left behind tries during the linger, after the command has exited (a
+// hook that forks its telemetry and returns at once), is in the record as
+// the command's own attempts are, in every mode, for every caller: the
+// record is made once the leftovers are gone, not at the command's exit.
+func TestRedteam26LeftoverAttemptsAreRecorded(t *testing.T) {
+	requireBwrap(t)
+	requireTools(t, "python3")
+	for _, r := range runners(t) {
+		for _, mode := range egressModes(r, "198.51.100.250/32") {
+			t.Run(r.name+"/"+mode[0]+connectorOf(mode), func(t *testing.T) {
+				dir := workTree(t)
+				args := append([]string{"--linger", "5s", "--egress"}, mode...)
+				args = append(args, "--", "sh", "-c", "python3 -c '"+leftoverAttempts+"' & exit 0")
+				res := vigiles(t, r, dir, nil, args...)
+				var got struct {
+					Egress []egressEntry `json:"egress"`
+				}
+				if err := json.Unmarshal([]byte(res.raw), &got); err != nil {
+					t.Fatal(err)
+				}
+				want := map[string]bool{"dns leftover.leak.test": true, "connect 192.0.2.126 126 udp": true}
+				for _, e := range got.Egress {
+					k := fmt.Sprintf("%s %s %d %s", e.Via, e.IP, e.Port, e.Proto)
+					if e.Via == "dns" {
+						k = "dns " + e.Host
+					}
+					if want[k] {
+						if e.Attempts != 1 || e.Allowed {
+							t.Errorf("%s: %+v, want 1 attempt, not allowed", k, e)
+						}
+						delete(want, k)
+					}
+				}
+				for k := range want {
+					t.Errorf("the leftover's %s is not in the record: %+v (stderr %q)", k, got.Egress, res.Stderr)
+				}
+			})
+		}
+	}
+}
