@@ -759,10 +759,29 @@ func FuzzParseIPPacket(f *testing.F) {
 	f.Add(append([]byte{0x45, 0, 0, byte(28 + len(q)), 0, 0, 0, 185, 64, 17, 0, 0, 10, 0, 0, 1, 192, 0, 2, 53, 0x9c, 0x40, 0, 53, 0, byte(8 + len(q)), 0, 0}, q...))
 	f.Add(append(append(append([]byte{0x60, 0, 0, 0, 0, byte(16 + len(q)), 44, 64}, make([]byte, 32)...),
 		17, 0, 0x05, 0xc9, 0, 0, 0, 1, 0x9c, 0x40, 0, 53, 0, byte(8+len(q)), 0, 0), q...))
+	// An IGMPv3 report (router alert option) and an MLDv2 report (behind
+	// a hop-by-hop header), each a record with a source.
+	f.Add([]byte{0x46, 0, 0, 44, 0, 0, 0, 0, 1, 2, 0, 0, 10, 0, 0, 1, 224, 0, 0, 22, 148, 4, 0, 0,
+		0x22, 0, 0, 0, 0, 0, 0, 1, 4, 0, 0, 1, 239, 26, 0, 1, 192, 0, 2, 1})
+	mld := append([]byte{0x60, 0, 0, 0, 0, 52, 0, 1}, make([]byte, 16)...)
+	mld = append(mld, 0xff, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x16)
+	mld = append(mld, 58, 0, 5, 2, 0, 0, 1, 0, 143, 0, 0, 0, 0, 0, 0, 1, 4, 0, 0, 1)
+	mld = append(mld, netip.MustParseAddr("ff0e::26:1").AsSlice()...)
+	f.Add(append(mld, netip.MustParseAddr("2001:db8::1").AsSlice()...))
 	f.Fuzz(func(t *testing.T, p []byte) {
 		var ev packetEvent
 		if parseIPPacket(p, &ev) && !ev.dst.IsValid() {
 			t.Fatalf("parsed without a destination: %+v", ev)
+		}
+		// Groups are read from membership reports alone, and each is
+		// a multicast group of the command's (not the kernel's own).
+		if len(ev.groups) > 0 && ev.proto != "ip-proto-2" && ev.proto != "icmp" {
+			t.Fatalf("groups read from a %s packet: %+v", ev.proto, ev)
+		}
+		for _, m := range ev.groups {
+			if !m.group.IsMulticast() || ownGroup(m.group) || m.source.IsValid() && m.source.Is4() != m.group.Is4() {
+				t.Fatalf("member %+v", m)
+			}
 		}
 		// A fragment past the first holds no transport header: no port,
 		// no question (an IPv6 fragment header checked where it comes
