@@ -130,8 +130,7 @@ func (r *recorder) addLocked(at time.Time, e evidence.Egress, attempts int) *rec
 // attempt of its own (docs/egress.md). A malformed query, which has no
 // host, is an attempt.
 func isNote(e evidence.Egress) bool {
-	return e.Via == evidence.ViaDNS && e.Detail != "" && e.Host != "" ||
-		e.Via == evidence.ViaConnect && strings.HasPrefix(e.Detail, groupDetail) && !strings.HasSuffix(e.Detail, "(the report went out)")
+	return e.Via == evidence.ViaDNS && e.Detail != "" && e.Host != ""
 }
 
 // maxNames bounds the addresses the recorder names: answers the command
@@ -246,7 +245,7 @@ func (r *recorder) addPacket(ev packetEvent) {
 		// sends them for its own groups too, so only the groups the
 		// command joined are recorded, each an attempt.
 		for _, m := range ev.groups {
-			r.addLocked(ev.at, groupEntry(m, ev.proto, ev.dst, false), 1)
+			r.addLocked(ev.at, groupEntry(m, ev.proto, ev.dst, true), 1)
 		}
 		return
 	}
@@ -258,7 +257,12 @@ func (r *recorder) addPacket(ev packetEvent) {
 		r.addLocked(ev.at, directQuestion(q, ev.dst, ev.port, !ev.dropped, ev.unread), 1)
 	}
 	for _, m := range ev.groups {
-		r.addLocked(ev.at, groupEntry(m, ev.proto, ev.dst, true), 1)
+		// The report's own entry (or the lump) counts the attempt:
+		// past the cap, a group's entry is left out, not lumped.
+		e := groupEntry(m, ev.proto, ev.dst, !ev.dropped)
+		if _, ok := r.entries[entryKey(e)]; ok || len(r.entries) < maxEntries {
+			r.addLocked(ev.at, e, 1)
+		}
 	}
 }
 
@@ -267,13 +271,12 @@ const groupDetail = "multicast group the command joined"
 
 // groupEntry is a multicast group the command joined, named in a
 // membership report the kernel sent to (report) on its behalf: an entry
-// of the group's address beside the report's own. note says the report
-// is an entry of its own already (which counts the attempt), so that past
-// the cap this one is left out rather than lumped (isNote); an MLD report
-// the wall let through has none, and this entry is the attempt. Never
-// allowed: no allow names a group, and what the report reaches is the
-// link, not the group.
-func groupEntry(m member, proto string, report netip.Addr, note bool) evidence.Egress {
+// of the group's address (or of a source the report names for it). out
+// says the report went out (allow mode lets MLD through to the
+// connector's link, and an --allow-ip range may admit an IGMP report's
+// address). Never allowed: no allow names a group, and what the report
+// reaches is the link, not the group.
+func groupEntry(m member, proto string, report netip.Addr, out bool) evidence.Egress {
 	kind := "IGMP"
 	if m.group.Is6() {
 		kind = "MLD"
@@ -286,7 +289,7 @@ func groupEntry(m member, proto string, report netip.Addr, note bool) evidence.E
 		e.IP = m.source.String()
 		e.Detail = groupDetail + " (" + m.group.String() + ") asking for its traffic from this source, named in an " + kind + " membership report to " + report.String()
 	}
-	if !note {
+	if out {
 		e.Detail += " (the report went out)"
 	}
 	return e
