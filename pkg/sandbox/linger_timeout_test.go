@@ -30,10 +30,19 @@ func TestLingerDoesNotStretchTheTimeout(t *testing.T) {
 		timeout, linger time.Duration
 	}{
 		{
+			// A timed-out run's durationMs is the broker's wall time,
+			// the sandbox's set-up and record included, which a loaded
+			// machine running the -race binary as the init stretches
+			// by seconds: with a 4 s linger, a deadline stretched to 5 s
+			// was told apart from 1 s by a bound a starved set-up could
+			// pass. With a 60 s linger, a stretched deadline outlasts
+			// the sleep: the run would not time out, and would take 30 s.
 			name:          "a command still running is killed at its timeout",
 			command:       []string{"sleep", "30"},
 			timedOut:      true,
-			maxDurationMs: 4000, // 1 s, timed from the command's exec; the linger would make it 5 s
+			maxDurationMs: 20000,
+			timeout:       time.Second,
+			linger:        60 * time.Second,
 		},
 		{
 			name:     "a command still running writes nothing after its timeout",
