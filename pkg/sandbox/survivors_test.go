@@ -6,9 +6,12 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/vigiles/action/pkg/sandbox/reaper"
 )
 
 // TestTimedOutRunListsWhatRanBesideTheMainProcess: at a hook's timeout
@@ -80,9 +83,14 @@ func hopper(n string) {
 	}
 	if pid, _, _ := syscall.RawSyscall(syscall.SYS_FORK, 0, 0, 0); pid == 0 {
 		// Only raw system calls from here: the child of a raw fork has
-		// one thread and no runtime to speak of.
+		// one thread and no runtime to speak of. A fork that fails is
+		// tried again, as an attacker's would be: the pids cgroup counts
+		// every hop the reaper has not yet reaped, and a reaper that a
+		// loaded machine kept off the CPU for a second let them fill it
+		// (EAGAIN). A hopper that exited there left nothing, and its
+		// run, listing nothing, was right.
 		for {
-			if pid, _, _ := syscall.RawSyscall(syscall.SYS_FORK, 0, 0, 0); pid != 0 {
+			if pid, _, errno := syscall.RawSyscall(syscall.SYS_FORK, 0, 0, 0); errno == 0 && pid != 0 {
 				syscall.RawSyscall(syscall.SYS_EXIT_GROUP, 0, 0, 0)
 			}
 		}
@@ -111,6 +119,99 @@ func TestTimedOutHopperIsNotMissed(t *testing.T) {
 		if !res.TimedOut || len(res.Lingered) == 0 {
 			t.Fatalf("run %d: timedOut %v lingered %q, want the hopper (or the kernel's word that something is left)", i, res.TimedOut, res.Lingered)
 		}
+	}
+}
+
+// TestLingerSeesAHopperThroughAFullProcessLimit: a reaper kept off the
+// CPU (a loaded machine's, here one stopped from outside) reaps none of
+// the hopper's hops meanwhile; they fill the command's process limit and
+// the hopper's forks are refused until the reaper is back. The hopper
+// tries again, and is still there when the linger is over: listed. (A
+// hopper that exited at its first refused fork left nothing: a shuffled
+// CI run under load listed nothing, rightly, and
+// TestLingerSeesProcessesThatHop failed.) The reaper is let go once its
+// unreaped children come near the limit and stop growing.
+func TestLingerSeesAHopperThroughAFullProcessLimit(t *testing.T) {
+	requireConfinement(t)
+	dir := hopperTree(t)
+	const pids = 64
+	stopped := make(chan int, 1)
+	released := make(chan struct{})
+	runDone := make(chan struct{})
+	// finish ends the goroutines below once the run is over (or the
+	// test failed), and waits for them: none may log after the test.
+	var once sync.Once
+	finish := func() {
+		once.Do(func() { close(runDone) })
+		<-released
+	}
+	defer finish()
+	over := func() bool {
+		select {
+		case <-runDone:
+			return true
+		default:
+			return false
+		}
+	}
+	go func() {
+		defer close(stopped)
+		for bound := time.Now().Add(2 * time.Minute); !over() && time.Now().Before(bound); time.Sleep(time.Millisecond) { // a bound on a hang
+			// The reaper is the hopper's parent, looked up from the
+			// hopper: a scan for the reaper's command line could find,
+			// first where pids wrapped, the reaper's child not yet
+			// exec'd, the hopper to be.
+			if h := findRole(t, "./hopper\x00"); h > 0 {
+				rp := parentOf(h)
+				if b, err := os.ReadFile("/proc/" + strconv.Itoa(rp) + "/cmdline"); err == nil && string(b) == reaper.Argv0+"\x00" {
+					syscall.Kill(rp, syscall.SIGSTOP)
+					stopped <- rp
+					return
+				}
+			}
+		}
+	}()
+	// zombies counts the stopped reaper's children that have ended.
+	zombies := func(rp int) int {
+		kids, _ := childrenOf(rp)
+		n := 0
+		for _, k := range kids {
+			if b, err := os.ReadFile("/proc/" + strconv.Itoa(k) + "/stat"); err == nil {
+				st := string(b)
+				if f := strings.Fields(st[strings.LastIndexByte(st, ')')+1:]); len(f) > 0 && f[0] == "Z" {
+					n++
+				}
+			}
+		}
+		return n
+	}
+	go func() {
+		defer close(released)
+		rp, ok := <-stopped
+		if !ok {
+			return
+		}
+		defer syscall.Kill(rp, syscall.SIGCONT)
+		// Near the limit (pidsSlack leaves room for the processes
+		// outside the pid namespace that RLIMIT_NPROC counts too), and
+		// no more for 20 looks in a row: the hopper's forks are refused.
+		same, last := 0, -1
+		for bound := time.Now().Add(2 * time.Minute); same < 20 && !over() && time.Now().Before(bound); time.Sleep(10 * time.Millisecond) { // a bound on a hang
+			n := zombies(rp)
+			if n >= pids-16 && n == last {
+				same++
+			} else {
+				same = 0
+			}
+			last = n
+		}
+		t.Logf("the reaper let go with %d of its children ended", last)
+	}()
+	res := run(t, Spec{Dir: dir, Timeout: 5 * time.Minute, Linger: time.Second, Limits: Limits{Pids: pids},
+		Command: []string{"./hopper", hopperArg, "alone"}})
+	finish()
+	if res.ExitCode != 0 || len(res.Lingered) == 0 {
+		t.Errorf("exit %d lingered %q limitHit %q timedOut %v stderr %q: want the hopper, whose forks were refused a while, listed", res.ExitCode, res.Lingered, res.LimitHit, res.TimedOut, res.Stderr)
 	}
 }
 
