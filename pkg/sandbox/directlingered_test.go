@@ -109,8 +109,13 @@ func TestDirectRunLeavingNothingListsNothing(t *testing.T) {
 // TestDirectRunTimedOutListsWhatRanBeside: a direct run ended at its
 // timeout lists what ran beside its main process then, not the main
 // process itself, as a confined run does (survivors), and ends them.
+//
+// The deadline is 3 s: the shell must have started and forked its
+// background sleep by then, and at 500 ms a loaded machine running the
+// -race test binary's fork could reach it first, with nothing beside
+// the main process to list.
 func TestDirectRunTimedOutListsWhatRanBeside(t *testing.T) {
-	res := runTrusted(t, Spec{Timeout: 500 * time.Millisecond, Command: []string{"sh", "-c", `sleep 29.74 & exec sleep 29.75`}})
+	res := runTrusted(t, Spec{Timeout: 3 * time.Second, Command: []string{"sh", "-c", `sleep 29.74 & exec sleep 29.75`}})
 	if !res.TimedOut {
 		t.Fatalf("not timed out: exit %d stderr %q", res.ExitCode, res.Stderr)
 	}
