@@ -39,3 +39,16 @@ func ReportEach(b *testing.B, held bool, prepare func() func() any) {
 	}
 	b.ReportMetric(allocated/float64(b.N)/(1<<20), "alloc-MiB")
 }
+
+// Fewest is the fewest of five testing.AllocsPerRun(runs, f) counts.
+// AllocsPerRun counts the whole process's allocations: in a shuffled run
+// under -race, other tests' goroutines that run meanwhile (a preempted
+// measure lets them) add theirs to a count, never take any away, so the
+// fewest is f's own, and an allocation f makes is in every count.
+func Fewest(runs int, f func()) float64 {
+	n := testing.AllocsPerRun(runs, f)
+	for range 4 {
+		n = min(n, testing.AllocsPerRun(runs, f))
+	}
+	return n
+}

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/vigiles/action/internal/allocs"
 	"github.com/vigiles/action/pkg/evidence"
 	"github.com/vigiles/action/pkg/sandbox/sandboxtest"
 )
@@ -67,7 +68,7 @@ func TestSortedWrites(t *testing.T) {
 		ws[i] = w(fmt.Sprintf("d/%04d", i), evidence.OpCreate, "file")
 	}
 	var got []evidence.Write
-	if n := fewestAllocs(func() { got = sortedWrites(ws) }); n != 0 {
+	if n := allocs.Fewest(10, func() { got = sortedWrites(ws) }); n != 0 {
 		t.Errorf("sortedWrites of a record in order allocated %v times; want none", n)
 	}
 	if &got[0] != &ws[0] {
@@ -132,7 +133,7 @@ func TestInSessionEnv(t *testing.T) {
 		}
 	}
 	for _, p := range []string{"d/1", "./d/12345", "$TMPDIR/a/b/c/d", "~/a", "~/.cache/x"} {
-		if n := fewestAllocs(func() { inSessionEnv(p) }); n != 0 {
+		if n := allocs.Fewest(10, func() { inSessionEnv(p) }); n != 0 {
 			t.Errorf("inSessionEnv(%q) allocated %v times; want none", p, n)
 		}
 	}
@@ -172,7 +173,7 @@ func TestPersistsWhySplitsOnlyWhatItReads(t *testing.T) {
 		checkPersistGate(t, rel)
 	}
 	for _, p := range []string{"d/1", "./d/12345", "src/a/b/c/main.go", ".github/workflows/ci.yml", "docs/CLAUDE.md"} {
-		if n := fewestAllocs(func() { persistsWhy(p) }); n != 0 {
+		if n := allocs.Fewest(10, func() { persistsWhy(p) }); n != 0 {
 			t.Errorf("persistsWhy(%q) allocated %v times; want none", p, n)
 		}
 	}
@@ -200,17 +201,4 @@ func FuzzPersistsWhyGate(f *testing.F) {
 		f.Add(p)
 	}
 	f.Fuzz(checkPersistGate)
-}
-
-// fewestAllocs is the fewest of five testing.AllocsPerRun(10, f) counts.
-// AllocsPerRun counts the whole process's allocations: in a shuffled run
-// under -race, other tests' goroutines that run meanwhile (a preempted
-// measure lets them) add theirs to a count, never take any away, so the
-// fewest is f's own.
-func fewestAllocs(f func()) float64 {
-	n := testing.AllocsPerRun(10, f)
-	for range 4 {
-		n = min(n, testing.AllocsPerRun(10, f))
-	}
-	return n
 }

@@ -2,11 +2,11 @@ package sandbox
 
 import (
 	"fmt"
-	"math"
 	"strings"
 	"testing"
 	"unsafe"
 
+	"github.com/vigiles/action/internal/allocs"
 	"github.com/vigiles/action/pkg/evidence"
 )
 
@@ -80,10 +80,7 @@ func TestResultReplaceKeepsWhatItDoesNotChange(t *testing.T) {
 	// counted 58 a run. So the fewest of five counts is taken, and a
 	// string made for each path would be 1,000 a run, not the tens the
 	// rest of the process can add to a count.
-	n := math.Inf(1)
-	for range 5 {
-		n = min(n, testing.AllocsPerRun(10, func() { r.Replace(rp) }))
-	}
+	n := allocs.Fewest(10, func() { r.Replace(rp) })
 	if base := testing.AllocsPerRun(10, func() { none.Replace(rp) }); n-base >= float64(len(r.Writes))/10 {
 		t.Errorf("Replace of %d paths with no id allocated %v times, of none %v; want nothing for the paths", len(r.Writes), n, base)
 	}
