@@ -530,6 +530,24 @@ func membershipGroups(proto byte, l4 []byte) []member {
 			}
 		}
 	}
+	// records keeps the groups (and their sources) of an IGMPv3 or MLDv2
+	// report's group records, addresses alen bytes long: from byte 8,
+	// each record's type, aux data length (in 32-bit words), number of
+	// sources and group, a header of 4+alen bytes read only where l4
+	// holds it whole, then its sources and aux data. The report's count
+	// of records bounds the loop, and the end of l4 each record.
+	records := func(alen int) {
+		hdr := 4 + alen
+		n := int(binary.BigEndian.Uint16(l4[6:8]))
+		for off, i := 8, 0; i < n && len(l4) >= off+hdr; i++ {
+			g, _ := netip.AddrFromSlice(l4[off+4 : off+hdr])
+			ns := int(binary.BigEndian.Uint16(l4[off+2 : off+4]))
+			if keep(g) {
+				sources(g, l4[off+hdr:], ns, alen)
+			}
+			off += hdr + alen*ns + 4*int(l4[off+1])
+		}
+	}
 	if len(l4) < 8 {
 		return nil
 	}
@@ -538,16 +556,8 @@ func membershipGroups(proto byte, l4 []byte) []member {
 		// v1 and v2 reports, v2's leave: the group follows the checksum.
 		keep(netip.AddrFrom4([4]byte(l4[4:8])))
 	case proto == unix.IPPROTO_IGMP && l4[0] == 0x22:
-		// v3 report: group records from byte 8, each type, aux data
-		// length (in 32-bit words), number of sources, group, sources.
-		n := int(binary.BigEndian.Uint16(l4[6:8]))
-		for off, i := 8, 0; i < n && len(l4) >= off+8; i++ {
-			g, ns := netip.AddrFrom4([4]byte(l4[off+4:off+8])), int(binary.BigEndian.Uint16(l4[off+2:off+4]))
-			if keep(g) {
-				sources(g, l4[off+8:], ns, 4)
-			}
-			off += 8 + 4*ns + 4*int(l4[off+1])
-		}
+		// v3 report: group records of 4-byte addresses.
+		records(4)
 	case proto == unix.IPPROTO_ICMPV6 && (l4[0] == 131 || l4[0] == 132):
 		// MLDv1 report and done: the group after 8 bytes of header.
 		if len(l4) >= 24 {
@@ -555,14 +565,7 @@ func membershipGroups(proto byte, l4 []byte) []member {
 		}
 	case proto == unix.IPPROTO_ICMPV6 && l4[0] == 143:
 		// MLDv2 report: records as IGMPv3's, with 16-byte addresses.
-		n := int(binary.BigEndian.Uint16(l4[6:8]))
-		for off, i := 8, 0; i < n && len(l4) >= off+20; i++ {
-			g, ns := netip.AddrFrom16([16]byte(l4[off+4:off+20])), int(binary.BigEndian.Uint16(l4[off+2:off+4]))
-			if keep(g) {
-				sources(g, l4[off+20:], ns, 16)
-			}
-			off += 20 + 16*ns + 4*int(l4[off+1])
-		}
+		records(16)
 	}
 	return gs
 }
