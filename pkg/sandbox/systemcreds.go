@@ -225,18 +225,20 @@ var credentialHints = [][]byte{[]byte("@"), []byte("_auth"), []byte("pass"), []b
 // password in a comment or a word, costs no expression at all.
 func holdsCredential(b []byte) bool {
 	b = withoutXMLComments(b)
-	if !hintsCredential(b) {
+	lower, ascii := lowerASCII(b)
+	if !hintsCredential(lower, ascii) {
 		return false
 	}
-	g := credentialGates(b)
+	g := credentialGates(lower, ascii)
 	return g.url && credentialURL().Match(b) || g.key && credentialKey().Match(b) || g.key && holdsFlowKey(b) || g.bundler && holdsBundlerSource(b)
 }
 
 // gates says which of matchesCredential's expressions may match a text.
 type gates struct{ url, key, bundler bool }
 
-// credentialGates says, of the text b, which of matchesCredential's
-// expressions may match it, by what each match holds:
+// credentialGates says, of a text (lower, ascii: lowerASCII's of it),
+// which of matchesCredential's expressions may match it, by what each
+// match holds:
 //   - credentialURL's, "://" and after it, in what its URL may hold, an @
 //     (a user part) or conda's /t/;
 //   - Bundler's source key's, "bundle_" in any case (none of its letters
@@ -252,18 +254,7 @@ type gates struct{ url, key, bundler bool }
 //
 // FuzzHoldsCredential holds holdsCredential, which reads these, to what
 // the expressions say.
-func credentialGates(b []byte) gates {
-	lower := make([]byte, len(b))
-	ascii := true
-	for i, c := range b {
-		if 'A' <= c && c <= 'Z' {
-			c += 'a' - 'A'
-		}
-		if c >= 0x80 {
-			ascii = false
-		}
-		lower[i] = c
-	}
+func credentialGates(lower []byte, ascii bool) gates {
 	return gates{url: mayHoldCredentialURL(lower), key: !ascii || mayHoldCredentialKey(lower), bundler: bytes.Contains(lower, []byte("bundle_"))}
 }
 
@@ -351,18 +342,35 @@ func matchesCredential(b []byte) bool {
 	return credentialURL().Match(b) || credentialKey().Match(b) || holdsFlowKey(b) || holdsBundlerSource(b)
 }
 
-// hintsCredential says whether b may hold what matchesCredential
-// matches: where it is ASCII and holds none of credentialHints, in any
-// case, it matches nothing. A text with other bytes
-// is never passed over (the expressions' case folding takes U+017F for
-// an s and U+212A for a K).
-func hintsCredential(b []byte) bool {
-	for _, c := range b {
-		if c >= 0x80 {
-			return true
+// lowerASCII is b with its ASCII letters lower-cased and its other bytes
+// as they are, and whether b is ASCII alone: the one lower-cased copy
+// that hintsCredential and credentialGates read. (What the expressions
+// fold in other text, U+017F as an s, U+212A as a K, is no ASCII letter,
+// and each passes a text that is not ASCII.)
+func lowerASCII(b []byte) ([]byte, bool) {
+	lower := make([]byte, len(b))
+	ascii := true
+	for i, c := range b {
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
 		}
+		if c >= 0x80 {
+			ascii = false
+		}
+		lower[i] = c
 	}
-	lower := bytes.ToLower(b)
+	return lower, ascii
+}
+
+// hintsCredential says whether a text (lower, ascii: lowerASCII's of it)
+// may hold what matchesCredential matches: where it is ASCII and holds
+// none of credentialHints, in any case, it matches nothing. A text with
+// other bytes is never passed over (the expressions' case folding takes
+// U+017F for an s and U+212A for a K).
+func hintsCredential(lower []byte, ascii bool) bool {
+	if !ascii {
+		return true
+	}
 	for _, h := range credentialHints {
 		if bytes.Contains(lower, h) {
 			return true
