@@ -59,19 +59,16 @@ var pidfds = sync.OnceValue(func() bool {
 // kernel lists each thread's children in /proc/self/task/*/children, and
 // an orphan that comes to this process as a subreaper is a child of one of
 // its threads, as a child of a thread that ended is of another: read
-// there (childrenOf), the children are found without a walk of every process of the
-// machine, and each is asked whether it has exited (waitid, which names
+// there (childrenOf), the children are found without a walk of every
+// process of the machine, and each is asked whether it has exited (waitid, which names
 // a child of this process alone). A list read while children come and go
 // may miss one (the kernel says the files are exact only for stopped
 // children); it is reaped at the next run's end. Where the kernel has no
-// such files (built without CONFIG_PROC_CHILDREN: the main thread's,
-// which lives as long as this process, is missing) or they cannot be
-// read, /proc is walked.
+// such files (built without CONFIG_PROC_CHILDREN, which childrenOf tells
+// by a thread still there without one) or they cannot be read, /proc is
+// walked.
 func zombieChildPids() []int {
-	kids, ok := []int(nil), false
-	if procChildren() {
-		kids, ok = childrenOf(os.Getpid())
-	}
+	kids, ok := childrenOf(os.Getpid())
 	if !ok {
 		return walkZombieChildPids()
 	}
@@ -86,14 +83,6 @@ func zombieChildPids() []int {
 	}
 	return out
 }
-
-// procChildren reports whether the kernel lists a thread's children
-// (/proc/<pid>/task/<tid>/children, CONFIG_PROC_CHILDREN).
-var procChildren = sync.OnceValue(func() bool {
-	pid := strconv.Itoa(os.Getpid())
-	_, err := os.Stat("/proc/" + pid + "/task/" + pid + "/children")
-	return err == nil
-})
 
 // walkZombieChildPids lists this process's children that are zombies by
 // each process's stat in /proc.

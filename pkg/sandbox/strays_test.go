@@ -152,3 +152,10 @@ func BenchmarkReapStrays(b *testing.B) {
 		}
 	})
 }
+
+// procChildren says whether this kernel lists a thread's children
+// (/proc/PID/task/TID/children, CONFIG_PROC_CHILDREN).
+func procChildren() bool {
+	_, ok := childrenOf(os.Getpid())
+	return ok
+}

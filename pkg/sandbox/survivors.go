@@ -98,7 +98,17 @@ func othersBelow(reaperPid, main int, first []int) bool {
 // /proc/PID/task/TID/children gives them; false where they cannot be read
 // (a kernel without CONFIG_PROC_CHILDREN, a pid gone).
 func childrenOf(pid int) ([]int, bool) {
-	dir := "/proc/" + strconv.Itoa(pid) + "/task"
+	return childrenIn("/proc", pid)
+}
+
+// childrenIn is childrenOf in the proc file system mounted at proc. A
+// thread whose children file is missing while its own directory is still
+// there is a kernel without the files, which lists no thread's children:
+// false, not an empty list, so that no caller takes "none listed" for
+// "none there". A thread whose directory went with it ended while it was
+// read; a process that went is false, as a pid gone is.
+func childrenIn(proc string, pid int) ([]int, bool) {
+	dir := proc + "/" + strconv.Itoa(pid) + "/task"
 	tasks, err := os.ReadDir(dir)
 	if err != nil {
 		return nil, false
@@ -107,10 +117,10 @@ func childrenOf(pid int) ([]int, bool) {
 	for _, t := range tasks {
 		b, err := os.ReadFile(dir + "/" + t.Name() + "/children")
 		if err != nil {
-			if os.IsNotExist(err) && statExists(pid) {
-				continue // the thread ended while it was read
+			if !os.IsNotExist(err) || exists(dir+"/"+t.Name()) || !exists(proc+"/"+strconv.Itoa(pid)) {
+				return nil, false
 			}
-			return nil, false
+			continue // the thread ended while it was read
 		}
 		for _, f := range strings.Fields(string(b)) {
 			if c, err := strconv.Atoi(f); err == nil {
@@ -123,7 +133,12 @@ func childrenOf(pid int) ([]int, bool) {
 
 // statExists says whether pid is still there.
 func statExists(pid int) bool {
-	_, err := os.Stat("/proc/" + strconv.Itoa(pid))
+	return exists("/proc/" + strconv.Itoa(pid))
+}
+
+// exists says whether path names a file (stat follows a link).
+func exists(path string) bool {
+	_, err := os.Stat(path)
 	return err == nil
 }
 

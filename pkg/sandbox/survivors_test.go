@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -269,5 +270,43 @@ func TestDeadlineBeforeTheCommandStartedListsNone(t *testing.T) {
 	}
 	if got := survivors(stand, true); len(got) != 1 || !strings.Contains(string(got[0].Cmdline), "29.71") {
 		t.Errorf("survivors with the main process gone: %+v, want the sleep", got)
+	}
+}
+
+// TestChildrenInTellsAKernelWithoutTheFiles: on a tree shaped as /proc
+// is, childrenIn lists every thread's children, and where a thread that
+// is still there has no children file (a kernel built without
+// CONFIG_PROC_CHILDREN, which has none for any thread) it answers false,
+// so that survivors and groupChildren read the processes another way;
+// it answered an empty list, read whole, and the survivors of a
+// timed-out run on such a kernel were none.
+func TestChildrenInTellsAKernelWithoutTheFiles(t *testing.T) {
+	proc := t.TempDir()
+	write := func(rel, text string) {
+		t.Helper()
+		p := filepath.Join(proc, rel)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("100/task/100/children", "5 6 ")
+	write("100/task/101/children", "7 ")
+	if err := os.MkdirAll(filepath.Join(proc, "200/task/200"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if kids, ok := childrenIn(proc, 100); !ok || !slices.Equal(kids, []int{5, 6, 7}) {
+		t.Errorf("childrenIn(100) = %v, %v; want [5 6 7], true", kids, ok)
+	}
+	if kids, ok := childrenIn(proc, 200); ok {
+		t.Errorf("childrenIn(200), a thread without its children file = %v, true; want false", kids)
+	}
+	if kids, ok := childrenIn(proc, 300); ok {
+		t.Errorf("childrenIn(300), a pid gone = %v, true; want false", kids)
+	}
+	if _, ok := childrenOf(os.Getpid()); !ok {
+		t.Error("childrenOf(self) on this kernel = false; want the children read")
 	}
 }
