@@ -583,7 +583,7 @@ var solicitedNode = netip.MustParsePrefix("ff02::1:ff00:0/104")
 // ownGroup says whether the kernel joins g itself: IPv4's all-hosts
 // group, IPv6's all-nodes group and its solicited-node groups.
 func ownGroup(g netip.Addr) bool {
-	return g == netip.AddrFrom4([4]byte{224, 0, 0, 1}) || g == netip.MustParseAddr("ff02::1") || solicitedNode.Contains(g)
+	return g == netip.AddrFrom4([4]byte{224, 0, 0, 1}) || g == netip.IPv6LinkLocalAllNodes() || solicitedNode.Contains(g)
 }
 
 // dnsQuestions returns the names a DNS query asks, in presentation form
