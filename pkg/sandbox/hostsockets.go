@@ -237,8 +237,8 @@ func ownListSocket(procs []string, own func() []fsx.Mount) func(string) []string
 // process of mounts theirs sees at p: through the mount of theirs p lies
 // in (the deepest, and of those on one point the last listed, the one on
 // top), the path within its file system, and a mount of own of the same
-// device whose root holds that path. st nil: the file is not known, and
-// a unix socket there is taken.
+// device whose root holds that path, every link on the way followed. st
+// nil: the file is not known, and a unix socket there is taken.
 func sameFileAt(p string, st *unix.Stat_t, theirs, own []fsx.Mount) (string, bool) {
 	best := -1
 	for i, m := range theirs {
@@ -268,7 +268,17 @@ func sameFileAt(p string, st *unix.Stat_t, theirs, own []fsx.Mount) (string, boo
 			continue
 		}
 		if st == nil && cst.Mode&unix.S_IFMT == unix.S_IFSOCK || st != nil && cst.Dev == st.Dev && cst.Ino == st.Ino {
-			return c, true
+			// c may pass a link (/var/run, where the socket was bound
+			// as /var/run/x.sock: no mount of theirs is at /var/run, so
+			// their root's was taken, and the lstat followed the link to
+			// /run's): the mask goes where the link leads, as for a
+			// path of the caller's own list (resolvedSocket), or
+			// bubblewrap would make it through a link into a directory
+			// the sandbox masks, and fail.
+			if r, err := filepath.EvalSymlinks(c); err == nil {
+				return r, true
+			}
+			continue
 		}
 	}
 	return "", false

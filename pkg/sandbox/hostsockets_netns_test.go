@@ -192,3 +192,108 @@ func BenchmarkOwnListSockets(b *testing.B) {
 		}
 	}
 }
+
+// otherMountNS starts a process in a mount namespace of its own, a copy of
+// the caller's (unshare --mount, as systemd starts a service with
+// PrivateTmp=), and returns its /proc/PID once it is in it.
+func otherMountNS(t *testing.T) string {
+	t.Helper()
+	unshare, err := exec.LookPath("unshare")
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("CI has unshare: ", err)
+		}
+		t.Skip("no unshare here: ", err)
+	}
+	cmd := exec.Command(unshare, "--mount", "sleep", "600")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	own, err := os.Readlink("/proc/self/ns/mnt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pp := "/proc/" + strconv.Itoa(cmd.Process.Pid)
+	// unshare enters the namespace before it execs sleep. The bound only
+	// ends a hang.
+	for deadline := time.Now().Add(2 * time.Minute); ; {
+		if ns, err := os.Readlink(pp + "/ns/mnt"); err == nil && ns != own {
+			return pp
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s is still in the caller's mount namespace", pp)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// TestOwnListSocketFollowsLinks: a socket bound by a path that passes a
+// link into another file system (/var/run/x.sock, where /var/run leads to
+// /run, as dockerd binds /var/run/docker.sock) that a process of another
+// mount namespace sees too is named where the link leads, once, and
+// never by the path through the link: that path, taken through the other
+// namespace's root mount, was named beside it, and bubblewrap, asked to
+// cover it, made it through the link into the sandbox's empty /run and
+// failed ("Can't create file at /var/run/x.sock"), so that every run on
+// such a host was refused.
+func TestOwnListSocketFollowsLinks(t *testing.T) {
+	requireRoot(t, "mounting a tmpfs and making a mount namespace need root")
+	dir := t.TempDir()
+	real := filepath.Join(dir, "real")
+	if err := os.Mkdir(real, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := unix.Mount("tmpfs", real, "tmpfs", 0, "mode=0755"); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { unix.Unmount(real, unix.MNT_DETACH) })
+	if err := os.Symlink("real", filepath.Join(dir, "link")); err != nil {
+		t.Fatal(err)
+	}
+	l, err := net.Listen("unix", filepath.Join(dir, "link", "app.sock"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	pp := otherMountNS(t)
+	own := func() []fsx.Mount { m, _ := fsx.Mounts(); return m }
+	got := ownListSocket([]string{pp}, own)(filepath.Join(dir, "link", "app.sock"))
+	want := []string{filepath.Join(real, "app.sock")}
+	if !slices.Equal(got, want) {
+		t.Errorf("the socket bound through a link: %q; want %q alone", got, want)
+	}
+}
+
+// TestRunBesideASocketBoundThroughVarRun: a run on a host whose daemon
+// bound its socket, open to every user, as /var/run/NAME.sock (/var/run a
+// link to /run, as on Debian and Ubuntu), while a process of another
+// mount namespace is there (a systemd service with PrivateTmp=), is
+// confined and runs: the socket lies in the /run the sandbox masks.
+func TestRunBesideASocketBoundThroughVarRun(t *testing.T) {
+	requireConfinement(t)
+	requireRoot(t, "binding a socket in /run needs root")
+	if to, err := filepath.EvalSymlinks("/var/run"); err != nil || to != "/run" {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("CI's Debian 12 has /var/run as a link to /run: %q, %v", to, err)
+		}
+		t.Skipf("/var/run is no link to /run here (%q, %v)", to, err)
+	}
+	sock := fmt.Sprintf("/var/run/vigiles-test-%d.sock", os.Getpid())
+	l, err := net.Listen("unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	if err := os.Chmod(sock, 0o666); err != nil {
+		t.Fatal(err)
+	}
+	otherMountNS(t)
+	res := run(t, Spec{Dir: t.TempDir(), Command: sh(`test -S ` + sock + ` && echo reached || echo hidden`)})
+	if res.Tier != TierConfined || res.ExitCode != 0 {
+		t.Fatalf("tier %s exit %d error %q stderr %q", res.Tier, res.ExitCode, res.Error, res.Stderr)
+	}
+	if got := strings.TrimSpace(string(res.Stdout)); got != "hidden" {
+		t.Errorf("the command found the socket at %s: %q", sock, got)
+	}
+}
