@@ -26,8 +26,9 @@ const (
 
 // Write is one path a run created, modified or deleted. Path is relative to
 // the work tree (TreePath), or starts with "~/" (the run's throwaway HOME),
-// "$TMPDIR/" (its throwaway TMPDIR) or "/dev/shm/"; "~" and "$TMPDIR" are
-// HOME and TMPDIR themselves (a change of their mode, owner or ACLs).
+// "$TMPDIR/" (its throwaway TMPDIR), "/dev/shm/" or "/var/tmp/"; "~" and
+// "$TMPDIR" are HOME and TMPDIR themselves, "/dev/shm" and "/var/tmp" those
+// directories (a change of their mode, owner or ACLs).
 //
 // A path is any bytes a file name can hold; JSON strings hold only UTF-8.
 // So a path that is not valid UTF-8 is written as "path" with each invalid

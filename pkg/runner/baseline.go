@@ -814,7 +814,7 @@ func deletedOf(r report.HookRun) []string {
 // linksOf maps each symbolic link among writesOf's paths that a run
 // created or modified to its target, both named as writesOf names paths
 // (baselineName); nil where there are none, or the writes were not
-// recorded. A target in the run's throwaway TMPDIR or /dev/shm (a mktemp
+// recorded. A target in the run's throwaway TMPDIR, /dev/shm or /var/tmp (a mktemp
 // directory's name, new each run) is kept as that place alone
 // ("$TMPDIR/…"), as writes there are not kept at all. Where a path is
 // listed as two links, each target is kept, sorted, one per line.
@@ -844,7 +844,7 @@ func linksOf(r report.HookRun) map[string]string {
 }
 
 // throwawayTarget is a link's target as a baseline keeps it: one that
-// leads into the run's throwaway TMPDIR or /dev/shm (its text cleaned, so
+// leads into the run's throwaway TMPDIR, /dev/shm or /var/tmp (its text cleaned, so
 // that /tmp/../root/.bashrc is not among them) with the name there, a
 // mktemp one new each run, as "…" ($TMPDIR/…/rest); any other as it is.
 func throwawayTarget(t string) string {
@@ -852,7 +852,7 @@ func throwawayTarget(t string) string {
 		return t
 	}
 	c := path.Clean(t)
-	for _, a := range []struct{ dir, name string }{{"/tmp/", "$TMPDIR/"}, {shmDir, shmDir}} {
+	for _, a := range []struct{ dir, name string }{{"/tmp/", "$TMPDIR/"}, {shmDir, shmDir}, {varTmpDir, varTmpDir}} {
 		if r, ok := strings.CutPrefix(c, a.dir); ok {
 			if _, rest, more := strings.Cut(r, "/"); more {
 				return a.name + "…/" + rest

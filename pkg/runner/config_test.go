@@ -529,16 +529,19 @@ func TestWritePatternsInRecordedForm(t *testing.T) {
 	}{
 		{"/tmp/**", `write "$TMPDIR/**" (the run's /tmp is recorded as $TMPDIR)`},
 		{"/tmp", `write "$TMPDIR/**"`},
-		// /var/tmp is not the run's TMPDIR: a write there fails, and
-		// "$TMPDIR/x.log" would never catch it.
-		{"/var/tmp/x.log", "/var/tmp is the host's, read-only in a confined run"},
-		{"/var/tmp", "a write there fails and is in no record"},
+		// /var/tmp is not the run's TMPDIR: it is recorded at its own
+		// path, as the host keeps what a hook writes there.
+		{"/var/tmp/x.log", ""},
+		{"/var/tmp/**", ""},
+		{"/var/tmp", `write "/var/tmp/**"`},
+		{"re:^/var/tmp/", ""},
+		{"/var/**", ""},
 		{"/root/.bashrc", `write "~/.bashrc" (the run's HOME is recorded as ~)`},
 		{"/home/runner/.ssh/**", `write "~/.ssh/**"`},
 		{"/home/*", `write "~/**"`},
 		{"$HOME/.bashrc", `write "~/.bashrc"`},
 		{"${HOME}", `write "~/**"`},
-		{"/etc/passwd", "write the path relative to the work tree (such as .git/hooks/**), or under ~/, $TMPDIR/ or /dev/shm/"},
+		{"/etc/passwd", "write the path relative to the work tree (such as .git/hooks/**), or under ~/, $TMPDIR/, /dev/shm/ or /var/tmp/"},
 		{"/dev/shm", `write "/dev/shm/**"`},
 		{"/**", ""}, // it matches /dev/shm/ paths
 		{"/d*/shm/*", ""},
@@ -570,8 +573,8 @@ func TestWritePatternsInRecordedForm(t *testing.T) {
 	cfg := "checks:\n  - name: a\n    hook: h\n    expect:\n      wrote-only: [notes.txt, /tmp/**]\n      no-write: [/home/runner/.ssh/**]\n"
 	_, err := ParseConfig(".vigiles.yml", []byte(cfg))
 	want := []string{
-		`.vigiles.yml:5:31: wrote-only: "/tmp/**" can never match: written paths are recorded relative to the work tree, or as ~/… (the run's HOME; ~ for HOME itself), $TMPDIR/… ($TMPDIR itself) or /dev/shm/…; write "$TMPDIR/**" (the run's /tmp is recorded as $TMPDIR)`,
-		`.vigiles.yml:6:18: no-write: "/home/runner/.ssh/**" can never match: written paths are recorded relative to the work tree, or as ~/… (the run's HOME; ~ for HOME itself), $TMPDIR/… ($TMPDIR itself) or /dev/shm/…; write "~/.ssh/**" (the run's HOME is recorded as ~)`,
+		`.vigiles.yml:5:31: wrote-only: "/tmp/**" can never match: written paths are recorded relative to the work tree, or as ~/… (the run's HOME; ~ for HOME itself), $TMPDIR/… ($TMPDIR itself), /dev/shm/… or /var/tmp/…; write "$TMPDIR/**" (the run's /tmp is recorded as $TMPDIR)`,
+		`.vigiles.yml:6:18: no-write: "/home/runner/.ssh/**" can never match: written paths are recorded relative to the work tree, or as ~/… (the run's HOME; ~ for HOME itself), $TMPDIR/… ($TMPDIR itself), /dev/shm/… or /var/tmp/…; write "~/.ssh/**" (the run's HOME is recorded as ~)`,
 	}
 	if diff := cmp.Diff(strings.Join(want, "\n"), fmt.Sprint(err)); diff != "" {
 		t.Errorf("errors (-want +got):\n%s", diff)

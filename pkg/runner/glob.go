@@ -108,13 +108,19 @@ type PathPattern struct {
 	tree bool
 }
 
-// shmDir is the one absolute directory a written path is recorded under;
-// every other is relative to the work tree, or ~/… (the run's HOME) or
-// $TMPDIR/….
-const shmDir = "/dev/shm/"
+// shmDir and varTmpDir are the absolute directories a written path is
+// recorded under; every other is relative to the work tree, or ~/… (the
+// run's HOME) or $TMPDIR/….
+const (
+	shmDir    = "/dev/shm/"
+	varTmpDir = "/var/tmp/"
+)
+
+// absDirs are shmDir and varTmpDir.
+var absDirs = [...]string{shmDir, varTmpDir}
 
 // recordedForms says how written paths are recorded, for errors.
-const recordedForms = "written paths are recorded relative to the work tree, or as ~/… (the run's HOME; ~ for HOME itself), $TMPDIR/… ($TMPDIR itself) or /dev/shm/…"
+const recordedForms = "written paths are recorded relative to the work tree, or as ~/… (the run's HOME; ~ for HOME itself), $TMPDIR/… ($TMPDIR itself), /dev/shm/… or /var/tmp/…"
 
 // anchoredPrefix is the literal text every match of the regular
 // expression r starts with where r is anchored at the start of the text
@@ -189,11 +195,11 @@ func ParsePathPattern(s string) (PathPattern, error) {
 			return PathPattern{}, fmt.Errorf("regular expression %q: %w", r, err)
 		}
 		// An anchored "^/…" matches absolute paths only: it must be able
-		// to match one under /dev/shm/. An anchored $HOME/, ${HOME} or
-		// ${TMPDIR} is never recorded either.
+		// to match one under /dev/shm/ or /var/tmp/. An anchored $HOME/,
+		// ${HOME} or ${TMPDIR} is never recorded either.
 		if lp, fold, ok := anchoredPrefix(r); ok {
 			switch {
-			case strings.HasPrefix(lp, "/") && !mayBeUnder(lp, shmDir, fold):
+			case strings.HasPrefix(lp, "/") && !mayBeUnder(lp, shmDir, fold) && !mayBeUnder(lp, varTmpDir, fold):
 				return PathPattern{}, fmt.Errorf("regular expression %q can never match: %s; anchor it on one of those instead (^\\$TMPDIR/ for /tmp, ^~/ for a home directory)", r, recordedForms)
 			case lp == "$HOME" || strings.HasPrefix(lp, "$HOME/") || strings.HasPrefix(lp, "${HOME}") || strings.HasPrefix(lp, "${TMPDIR}"):
 				return PathPattern{}, fmt.Errorf("regular expression %q can never match: %s; anchor it on one of those instead (^~/ for the run's HOME, ^\\$TMPDIR/ for its TMPDIR)", r, recordedForms)
@@ -205,11 +211,6 @@ func ParsePathPattern(s string) (PathPattern, error) {
 		return PathPattern{}, fmt.Errorf("empty pattern")
 	}
 	if hint, ok := recordedForm(s); ok {
-		if hint == "" {
-			// No recorded form stands for it: the record holds no write
-			// there at all.
-			return PathPattern{}, fmt.Errorf("%q can never match: %s; /var/tmp is the host's, read-only in a confined run (not the run's TMPDIR, which /tmp is): a write there fails and is in no record, only in the hook's exit status and stderr", s, recordedForms)
-		}
 		return PathPattern{}, fmt.Errorf("%q can never match: %s; write %s", s, recordedForms, hint)
 	}
 	// A leading "./" anchors the glob at the root of the work tree. It is
@@ -298,7 +299,7 @@ func (p PathPattern) MatchFolded(path, kind string) bool {
 // them). Canonical decomposition (HFS+'s NFD) is not applied.
 func FoldPath(path string) string {
 	prefix := ""
-	for _, pre := range []string{"~/", "$TMPDIR/", shmDir, "./"} {
+	for _, pre := range []string{"~/", "$TMPDIR/", shmDir, varTmpDir, "./"} {
 		if strings.HasPrefix(path, pre) {
 			prefix, path = pre, path[len(pre):]
 			break
@@ -519,8 +520,7 @@ func gluedStars(s string, base bool) error {
 }
 
 // recordedForm returns, for a glob in a form writes are never recorded
-// in, what to write instead: "" where no recorded form stands for it
-// (/var/tmp, where every write fails).
+// in, what to write instead.
 func recordedForm(g string) (string, bool) {
 	under := func(prefix string) (string, bool) {
 		rest, ok := strings.CutPrefix(g, prefix)
@@ -537,25 +537,22 @@ func recordedForm(g string) (string, bool) {
 	if !strings.HasPrefix(g, "/") {
 		return "", false
 	}
-	if g == strings.TrimSuffix(shmDir, "/") {
-		return fmt.Sprintf("%q", shmDir+"**"), true
-	}
 	// Up to its first wildcard, an absolute glob must be able to go on
-	// into /dev/shm/ ("/**" can; "/tmp/**" cannot).
+	// into /dev/shm/ or /var/tmp/ ("/**" can; "/tmp/**" cannot).
 	lit := g
 	if i := strings.IndexAny(g, "*?["); i >= 0 {
 		lit = g[:i]
 	}
-	if strings.HasPrefix(lit, shmDir) || strings.HasPrefix(shmDir, lit) {
-		return "", false
+	for _, d := range absDirs {
+		if g == strings.TrimSuffix(d, "/") {
+			return fmt.Sprintf("%q", d+"**"), true
+		}
+		if strings.HasPrefix(lit, d) || strings.HasPrefix(d, lit) {
+			return "", false
+		}
 	}
 	if rest, ok := under("/tmp"); ok {
 		return fmt.Sprintf("%q (the run's /tmp is recorded as $TMPDIR)", "$TMPDIR"+rest), true
-	}
-	if _, ok := under("/var/tmp"); ok {
-		// Not the run's TMPDIR: a write to /var/tmp fails (the host's,
-		// masked read-only), and "$TMPDIR/…" would never catch it.
-		return "", true
 	}
 	if rest, ok := under("/root"); ok {
 		return fmt.Sprintf("%q (the run's HOME is recorded as ~)", "~"+rest), true
@@ -564,7 +561,7 @@ func recordedForm(g string) (string, bool) {
 		_, after, _ := strings.Cut(rest, "/")
 		return fmt.Sprintf("%q (the run's HOME is recorded as ~)", "~/"+orDefault(after, "**")), true
 	}
-	return "the path relative to the work tree (such as .git/hooks/**), or under ~/, $TMPDIR/ or /dev/shm/", true
+	return "the path relative to the work tree (such as .git/hooks/**), or under ~/, $TMPDIR/, /dev/shm/ or /var/tmp/", true
 }
 
 // regexp is the expression the pattern's main form is matched by: its
@@ -597,7 +594,7 @@ func (p PathPattern) MatchWrite(path, kind string) bool {
 }
 
 // treePath says whether a recorded path is the work tree's: not HOME's
-// (~, ~/…), TMPDIR's ($TMPDIR, $TMPDIR/…) or under /dev/shm.
+// (~, ~/…), TMPDIR's ($TMPDIR, $TMPDIR/…) or under /dev/shm or /var/tmp.
 func treePath(p string) bool {
 	a, _ := area(p)
 	return a == "" && p != "~" && p != "$TMPDIR" && !strings.HasPrefix(p, "/")
@@ -627,7 +624,7 @@ func (p PathPattern) holdsBelow(dir string) bool {
 	}
 	if dir == "." {
 		// The glob is in the recorded form: a tree path, else under
-		// ~/, $TMPDIR/ or /dev/shm/.
+		// ~/, $TMPDIR/, /dev/shm/ or /var/tmp/.
 		a, _ := area(lit)
 		return a == "" && !strings.HasPrefix(lit, "/")
 	}

@@ -84,9 +84,9 @@ func (v *linkView) holds(k string) bool {
 }
 
 // area splits a recorded path into the place it is in ("" for the work
-// tree, "~/", "$TMPDIR/", shmDir) and its path there.
+// tree, "~/", "$TMPDIR/", shmDir, varTmpDir) and its path there.
 func area(p string) (string, string) {
-	for _, a := range []string{"~/", "$TMPDIR/", shmDir} {
+	for _, a := range []string{"~/", "$TMPDIR/", shmDir, varTmpDir} {
 		if r, ok := strings.CutPrefix(p, a); ok {
 			return a, r
 		}

