@@ -39,6 +39,7 @@ const (
 	persistPath       = "~/.local/bin is on the user's PATH ahead of the system's"
 	persistPython     = "Python runs the import lines of each .pth file in site-packages, and sitecustomize and usercustomize there, every time it starts"
 	persistCargo      = "cargo reads .cargo/config.toml in the directories above where it runs and in ~/.cargo on every build, and its rustc-wrapper, linker and runner run programs"
+	persistHookTool   = "a git hook manager, once installed in the repository, runs what these name on commit, push or checkout, outside Claude Code: husky the scripts of .husky, pre-commit the hooks of .pre-commit-config.yaml, lefthook the commands of lefthook.yml"
 )
 
 // persistsWhy says why path (a written path as the record names it:
@@ -48,8 +49,9 @@ const (
 // it, and of a submodule's repository under .git/modules),
 // a project's Claude Code settings, commands, agents or skills (of any
 // .claude in it), any .mcp.json (a project's, or a plugin root's), any
-// CLAUDE.md and a .claude's rules; not git's *.sample hooks, which it
-// never runs. In HOME: the user's Claude Code settings, commands, agents,
+// CLAUDE.md and a .claude's rules, and what a git hook manager runs
+// (husky's .husky, pre-commit's and lefthook's configs); not git's
+// *.sample hooks, which it never runs. In HOME: the user's Claude Code settings, commands, agents,
 // skills, memory and rules, ~/.claude.json and installed plugins (not a plugin's
 // data directory, which a hook may keep its state in), a shell's
 // start-up files, git's and ssh's configuration, login autostarts and
@@ -83,8 +85,23 @@ func persistsWhy(path string) string {
 		return persistMemory
 	case last == ".mcp.json":
 		return persistMCP
+	case hookToolConfig(last) || strings.HasPrefix(rel, ".husky/") || strings.Contains(rel, "/.husky/"):
+		return persistHookTool
 	}
 	return ""
+}
+
+// hookToolConfig says whether name is the config file of a git hook
+// manager that runs the commands it names on commit, push or checkout
+// once installed: pre-commit's and lefthook's (husky's hooks are the
+// files of .husky, which persistsWhy matches by directory).
+func hookToolConfig(name string) bool {
+	switch name {
+	case ".pre-commit-config.yaml", ".pre-commit-config.yml",
+		"lefthook.yml", "lefthook.yaml", ".lefthook.yml", ".lefthook.yaml", "lefthook-local.yml", "lefthook-local.yaml":
+		return true
+	}
+	return false
 }
 
 // startupWhy is persistsWhy for what a common tool reads and runs each
@@ -200,7 +217,7 @@ func homePersistsWhy(rel string) string {
 		return persistUserConfig
 	case under(".claude/plugins/") && !under(".claude/plugins/data/"):
 		return persistPlugins
-	case slices.Contains([]string{".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".profile", ".zshrc", ".zshenv", ".zprofile", ".zlogin", ".cshrc", ".tcshrc", ".kshrc"}, rel) ||
+	case slices.Contains([]string{".bashrc", ".bash_aliases", ".bash_profile", ".bash_login", ".bash_logout", ".profile", ".zshrc", ".zshenv", ".zprofile", ".zlogin", ".zlogout", ".cshrc", ".tcshrc", ".kshrc"}, rel) ||
 		under(".config/fish/"):
 		return persistShell
 	case rel == ".gitconfig" || under(".config/git/"):
