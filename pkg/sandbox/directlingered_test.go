@@ -131,9 +131,14 @@ func TestDirectRunTimedOutListsWhatRanBeside(t *testing.T) {
 // TestDirectRunLingerSeesWhatLeftoversStart: a leftover that, within the
 // linger, starts another process and ends is not the end of what the
 // command left: the other process, still running when the linger is
-// over, is listed and ended.
+// over, is listed and ended. The leftover starts it once the main
+// process has gone (the leftover's parent is no longer the main process:
+// the linger has begun) and ends once it has exec'd, where a fixed 0.2 s
+// in a 1 s linger could leave a loaded machine's leftover, or its fork
+// before the exec, as what the linger found; the linger is 4 s, as
+// TestLingerRecordsLeftoverProcesses's, for a loaded machine's fork.
 func TestDirectRunLingerSeesWhatLeftoversStart(t *testing.T) {
-	res := runTrusted(t, Spec{Linger: time.Second, Command: sh(`(sleep 0.2; (sleep 29.76 &)) & exit 0`)})
+	res := runTrusted(t, Spec{Linger: 4 * time.Second, Command: sh(execd + `(until read -r _ _ _ pp _ </proc/$BASHPID/stat && [ "$pp" != $$ ]; do sleep 0.01; done; sleep 29.76 & execd $! 29.76) & exit 0`)})
 	l, pid := lingeredWith(res, "sleep 29.76")
 	if l == "" || len(res.Lingered) != 1 {
 		t.Fatalf("lingered %q; want the process the leftover started alone", res.Lingered)
