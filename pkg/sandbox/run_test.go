@@ -416,12 +416,16 @@ func TestTimeoutKillsTheWholeTree(t *testing.T) {
 	requireConfinement(t)
 	dir := makeTree(t, nil)
 	start := time.Now()
-	res := run(t, Spec{Dir: dir, Timeout: time.Second, Command: sh("(sleep 3; echo late > late.txt) & sleep 60")})
+	// The main process sleeps 10 minutes, so a run that waited for it
+	// instead of killing it at the deadline is told apart by a bound of
+	// 2 minutes on a hang, not a measure: a loaded machine's set-up and
+	// teardown under -race can take more than 20 s, the old bound.
+	res := run(t, Spec{Dir: dir, Timeout: time.Second, Command: sh("(sleep 3; echo late > late.txt) & sleep 600")})
 	if !res.TimedOut {
 		t.Fatalf("timedOut = false: %+v", res)
 	}
-	if el := time.Since(start); el > 20*time.Second {
-		t.Errorf("run took %v after a 1s timeout", el)
+	if el := time.Since(start); el > 2*time.Minute {
+		t.Errorf("run took %v after a 1s timeout (the command sleeps 10 minutes)", el)
 	}
 	for _, w := range res.Writes {
 		if w.Path == "late.txt" {
@@ -1721,12 +1725,17 @@ func TestDirectRunEndsWithItsCommand(t *testing.T) {
 	dir := makeTree(t, nil)
 	// A leftover that outlives the run by far, killed at the end (a direct
 	// run leaves it on the host); setsid is util-linux's, on every Debian.
-	const leftover = "sleep 29.87"
+	// The leftover sleeps 10 minutes, the run's timeout is 3 and the bound
+	// on the run 2, a bound on a hang, not a measure: a run that waited
+	// for the leftover times out, and a loaded machine's direct run under
+	// -race takes seconds, where the old bound (15 s, against a leftover
+	// of 30) left less room.
+	const leftover = "sleep 599.87"
 	defer exec.Command("pkill", "-f", leftover).Run()
 	start := time.Now()
-	res, err := Run(context.Background(), Spec{Dir: dir, Mode: ModeOff, Timeout: 60 * time.Second,
+	res, err := Run(context.Background(), Spec{Dir: dir, Mode: ModeOff, Timeout: 3 * time.Minute,
 		Command: sh(`setsid ` + leftover + ` & echo hi`)})
-	if err != nil || res.TimedOut || res.Stdout != "hi\n" || time.Since(start) > 15*time.Second {
+	if err != nil || res.TimedOut || res.Stdout != "hi\n" || time.Since(start) > 2*time.Minute {
 		t.Errorf("err %v, timedOut %v, stdout %q after %v; want hi, no timeout, before the leftover's end", err, res.TimedOut, res.Stdout, time.Since(start))
 	}
 }
