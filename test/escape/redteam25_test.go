@@ -50,19 +50,23 @@ func TestRedteam25DecoyDoesNotUncoverAHostNetworkContainerSocket(t *testing.T) {
 // mounted over /opt/rt25f: every look into it waits for an answer that
 // does not come. Its namespace's list names the socket; the set-up's look
 // for it goes through the process's root, /proc/PID/root/opt/rt25f/x.sock.
+// A daemon that has not bound its socket within the bound (which only ends
+// a hang) fails the set-up, where the FUSE went over no socket and the run
+// found none to reach whatever it did.
 const fuseNetNSSetup = `mount -t tmpfs -o mode=0755 tmpfs /opt
 mkdir -m 0755 /opt/rt25f
 unshare -Urm --propagation private --net sh -c '
 python3 -c "$LISTEN" /opt/rt25f/x.sock &
 i=0
-while [ ! -S /opt/rt25f/x.sock ] && [ $i -lt 1000 ]; do sleep 0.01; i=$((i+1)); done
+while [ ! -S /opt/rt25f/x.sock ] && [ $i -lt 12000 ]; do sleep 0.01; i=$((i+1)); done
+[ -S /opt/rt25f/x.sock ] || { touch /opt/rt25f.nosocket; exit 1; }
 exec 3<>/dev/fuse
 mount -t fuse -o fd=3,rootmode=40000,user_id=0,group_id=0,allow_other none /opt/rt25f
 touch /opt/rt25f.mounted
 wait' &
 bg=$!
 i=0
-while [ ! -e /opt/rt25f.mounted ] && [ $i -lt 1000 ]; do sleep 0.01; i=$((i+1)); done
+while [ ! -e /opt/rt25f.mounted ] && [ ! -e /opt/rt25f.nosocket ] && [ $i -lt 12000 ]; do sleep 0.01; i=$((i+1)); done
 [ -e /opt/rt25f.mounted ]
 `
 
