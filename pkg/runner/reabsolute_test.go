@@ -10,7 +10,7 @@ import (
 )
 
 // TestAbsoluteRegexThatNeverMatchesIsRefused: written paths are recorded
-// relative to the work tree or as ~/…, $TMPDIR/… or /dev/shm/…, so a re:
+// relative to the work tree or as ~/…, $TMPDIR/…, /dev/shm/… or /var/tmp/…, so a re:
 // pattern anchored on another absolute path never matches one. ^/tmp was
 // refused, but (?i)^/tmp/, \A/tmp/ and ^(/tmp)/ were not: no-write of
 // them passed on a hook that wrote /tmp/x (recorded $TMPDIR/x). Each is
