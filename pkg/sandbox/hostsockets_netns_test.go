@@ -25,18 +25,7 @@ import (
 func TestFindOtherNamespaces(t *testing.T) {
 	key := func(fi os.FileInfo) devIno { k, _ := keyOf(fi); return k }
 	requireRoot(t, "making a network namespace needs root")
-	unshare, err := exec.LookPath("unshare")
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("CI has unshare: ", err)
-		}
-		t.Skip("no unshare here: ", err)
-	}
-	cmd := exec.Command(unshare, "--net", "--mount", "sleep", "60")
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	cmd := startUnshared(t, "--net", "--mount")
 	own, err := os.Stat("/proc/self/net/unix")
 	if err != nil {
 		t.Fatal(err)
@@ -193,10 +182,8 @@ func BenchmarkOwnListSockets(b *testing.B) {
 	}
 }
 
-// otherMountNS starts a process in a mount namespace of its own, a copy of
-// the caller's (unshare --mount, as systemd starts a service with
-// PrivateTmp=), and returns its /proc/PID once it is in it.
-func otherMountNS(t *testing.T) string {
+// startUnshared starts `unshare FLAGS sleep 600`, killed when t ends.
+func startUnshared(t *testing.T, flags ...string) *exec.Cmd {
 	t.Helper()
 	unshare, err := exec.LookPath("unshare")
 	if err != nil {
@@ -205,11 +192,20 @@ func otherMountNS(t *testing.T) string {
 		}
 		t.Skip("no unshare here: ", err)
 	}
-	cmd := exec.Command(unshare, "--mount", "sleep", "600")
+	cmd := exec.Command(unshare, append(flags, "sleep", "600")...)
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	return cmd
+}
+
+// otherMountNS starts a process in a mount namespace of its own, a copy of
+// the caller's (unshare --mount, as systemd starts a service with
+// PrivateTmp=), and returns its /proc/PID once it is in it.
+func otherMountNS(t *testing.T) string {
+	t.Helper()
+	cmd := startUnshared(t, "--mount")
 	own, err := os.Readlink("/proc/self/ns/mnt")
 	if err != nil {
 		t.Fatal(err)
