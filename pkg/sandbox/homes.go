@@ -571,3 +571,31 @@ func krb5CollectionDir(v string) string {
 	}
 	return p
 }
+
+// shownCallerHome is the caller's HOME (home, against the working
+// directory where relative), absolute with its links followed, where the
+// run hides it: a mask over it or over a directory that holds it (/home),
+// or --strict-fs's. The init binds the command's throwaway HOME there too,
+// so that a write by that path (the caller's real ~/.bashrc named whole)
+// is recorded as HOME's, as under Claude Code it lands in HOME. "" where
+// it is none, not a directory, the sandbox's own HOME's path already, or
+// where no mask would be made over it (a system directory, /dev, /proc,
+// /sys, as callerSecrets passes them over).
+func shownCallerHome(home string, v hostView, maskDirs []string) string {
+	r, err := callerPath(home)
+	if err != nil || systemDir(r) || r == sandboxHome || r == mountPointOf(sandboxHome) {
+		return ""
+	}
+	for _, d := range []string{"/dev", "/proc", "/sys"} {
+		if fsx.Under(r, d) {
+			return ""
+		}
+	}
+	if fi, err := os.Stat(r); err != nil || !fi.IsDir() {
+		return ""
+	}
+	if v.sees(r) && !slices.ContainsFunc(maskDirs, func(d string) bool { return fsx.Under(r, d) }) {
+		return ""
+	}
+	return r
+}

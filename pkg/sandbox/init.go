@@ -89,6 +89,11 @@ type initConfig struct {
 	HomeDirs exact.Strings `json:"homeDirs,omitempty"`
 	// HomeFiles is Spec.HomeFiles: relative to HOME, checked by the broker.
 	HomeFiles exact.Files `json:"homeFiles,omitempty"`
+	// CallerHome is the caller's own HOME, absolute and with its links
+	// followed, where the run hides it (a mask over it or over a directory
+	// that holds it: shownCallerHome); "" otherwise. The init binds the
+	// command's throwaway HOME there too (callerHomeMountPoint).
+	CallerHome exact.String `json:"callerHome,omitempty"`
 	// NestedGits are the checkouts nested in the work tree, relative to
 	// it (gitTreesUnder), whose configs the init scrubs like the tree's.
 	NestedGits exact.Strings `json:"nestedGits,omitempty"`
@@ -370,9 +375,25 @@ func runInit(cfg initConfig, done func()) (res initResult) {
 	if err := bindMount(home, homeMountPoint()); err != nil {
 		return failResult(refuse("mounting HOME: %w", err))
 	}
+	// The same HOME at the caller's own HOME's path, so that a write
+	// there by that path (/home/runner/.bashrc, where the command's HOME
+	// is /root), which the host keeps under Claude Code, is recorded as
+	// HOME's, where the mask failed it unrecorded. The directories made
+	// for it (in the fresh /tmp or /var/tmp) are no write of the command's.
+	callerHomeAt := callerHomeMountPoint(string(cfg.CallerHome), varTmpAt)
+	made := madeDirs{}
+	if callerHomeAt != "" {
+		made = missingDirs(callerHomeAt)
+		if err := os.MkdirAll(callerHomeAt, 0o700); err != nil {
+			return failResult(refuse("preparing the caller's HOME path %s: %w", callerHomeAt, err))
+		}
+		if err := bindMount(home, callerHomeAt); err != nil {
+			return failResult(refuse("mounting HOME at the caller's HOME path %s: %w", callerHomeAt, err))
+		}
+	}
 	// The work tree's mount point may now lie inside the fresh /tmp or
 	// HOME; recreate it there (the walk leaves these parents out).
-	made := missingDirs(workdir)
+	maps.Copy(made, missingDirs(workdir))
 	if err := os.MkdirAll(workdir, 0o755); err != nil {
 		return failResult(refuse("preparing work tree mount point: %w", err))
 	}
@@ -484,7 +505,12 @@ func runInit(cfg initConfig, done func()) (res initResult) {
 	// The made directories' identities, the work tree's own being its
 	// mount's root now (whose changes the tree's record holds: its "."),
 	// so its mode is not compared.
-	made.stamp(workdir)
+	// Those made in HOME at the caller's HOME path (the work tree's
+	// parents, in GitHub's /home/runner/work/…) are HOME's too, whose
+	// record names them from /root: by that path each is the directory
+	// itself, the work tree's mount point among them, not the overlay.
+	made.alias(callerHomeAt, sandboxHome)
+	made.stamp(workdir, callerHomeAt)
 	// HOME's and TMPDIR's own state: a change the command makes to HOME
 	// itself (chmod 777 ~, a default ACL on it) is one the caller's home
 	// would keep, as the tree's root keeps one; so is one to TMPDIR, which
@@ -513,7 +539,7 @@ func runInit(cfg initConfig, done func()) (res initResult) {
 	// decides (the proxy variables, resolv.conf's text), follows once the
 	// wall is up, to a reaper with nothing left to do but start it.
 	rc := reaper.Config{Protocol: reaper.Protocol, Cwd: cfg.Cwd, Limits: cfg.Limits, Linger: cfg.Linger, PidsByCgroup: cfg.PidsByCgroup,
-		RunDir: runDir, ReadOnly: readOnlyMounts(cfg.MaskDirs, varTmpAt), Writable: writableDirs(workdir, varTmpAt)}
+		RunDir: runDir, ReadOnly: readOnlyMounts(cfg.MaskDirs, varTmpAt, callerHomeAt), Writable: writableDirs(workdir, varTmpAt, callerHomeAt)}
 	var resolv *os.File
 	if setup != nil {
 		var bind bool
@@ -879,11 +905,14 @@ func varTmpMountPoint() (string, error) {
 }
 
 // writableDirs are the places the command may write, each recorded: the
-// work tree, HOME, TMPDIR, /dev/shm and, where it is bound, /var/tmp.
-func writableDirs(workdir, varTmpAt string) []string {
+// work tree, HOME, TMPDIR, /dev/shm and, where each is bound, /var/tmp and
+// HOME at the caller's HOME path (own: "" where not).
+func writableDirs(workdir string, own ...string) []string {
 	w := []string{workdir, sandboxHome, sandboxTmp, sandboxShm}
-	if varTmpAt != "" {
-		w = append(w, varTmpAt)
+	for _, d := range own {
+		if d != "" {
+			w = append(w, d)
+		}
 	}
 	return w
 }
@@ -892,17 +921,41 @@ func writableDirs(workdir, varTmpAt string) []string {
 // (the root in --strict-fs, the fresh /dev, the tmpfs masks, the caller's
 // own masks among them): for the command they become read-only, so that
 // every write it can make lands where it is recorded (the work tree, HOME,
-// TMPDIR, /dev/shm, /var/tmp). varTmpAt is where the run's /var/tmp is
-// bound ("" where it is not), which stays writable as HOME's bind does.
-func readOnlyMounts(maskDirs []string, varTmpAt string) []string {
+// TMPDIR, /dev/shm, /var/tmp). varTmpAt and callerHomeAt are where the
+// run's /var/tmp and HOME at the caller's HOME path are bound ("" where
+// not), which stay writable as HOME's bind does: a remount of a mask at
+// their path would take the bind above it.
+func readOnlyMounts(maskDirs []string, varTmpAt, callerHomeAt string) []string {
 	// Not the command's HOME, which the init's bind covers where a mask
 	// lies at its path too (/root, or where its link leads; a caller
 	// whose HOME it is).
 	home := homeMountPoint()
 	return slices.DeleteFunc(slices.Concat([]string{"/", "/dev", "/run"}, maskedDirs, maskedDirsAt(lookupHostPath, filepath.EvalSymlinks), maskDirs),
 		func(d string) bool {
-			return d == sandboxHome || d == home || varTmpAt != "" && (d == sandboxVarTmp || d == varTmpAt)
+			return d == sandboxHome || d == home || varTmpAt != "" && (d == sandboxVarTmp || d == varTmpAt) || callerHomeAt != "" && d == callerHomeAt
 		})
+}
+
+// callerHomeMountPoint is where the init binds the command's HOME a second
+// time: the caller's own HOME's path (initConfig.CallerHome), or "" where
+// there is none or where it would cover or lie in a place of the run's own
+// (HOME=/ or /var, above /tmp or /var/tmp; one in /root, /dev/shm or the
+// run's directory). One in /tmp or /var/tmp is made in the run's own.
+func callerHomeMountPoint(h, varTmpAt string) string {
+	if h == "" || !filepath.IsAbs(h) || h != filepath.Clean(h) {
+		return ""
+	}
+	for _, own := range []string{sandboxHome, homeMountPoint(), sandboxShm, runDir} {
+		if fsx.Under(h, own) || fsx.Under(own, h) {
+			return ""
+		}
+	}
+	for _, own := range []string{sandboxTmp, varTmpAt} {
+		if own != "" && fsx.Under(own, h) {
+			return ""
+		}
+	}
+	return h
 }
 
 // homeMountPoint is where the init mounts the command's HOME: sandboxHome,
@@ -1297,6 +1350,20 @@ type fileID struct {
 	xattrs   string
 }
 
+// alias adds, for each made directory strictly inside from, the same
+// directory's path inside to (from "" adds none): the two paths show one
+// directory.
+func (m madeDirs) alias(from, to string) {
+	if from == "" {
+		return
+	}
+	for d, id := range m {
+		if rel, err := filepath.Rel(from, d); err == nil && d != from && fsx.Under(d, from) {
+			m[filepath.Join(to, rel)] = id
+		}
+	}
+}
+
 // missingDirs lists dir and those of its parents that do not exist yet.
 func missingDirs(dir string) madeDirs {
 	m := madeDirs{}
@@ -1309,12 +1376,14 @@ func missingDirs(dir string) madeDirs {
 	return m
 }
 
-// stamp records the identity of each directory once made; tree's mode is
-// left out of the comparison (anyMode).
-func (m madeDirs) stamp(tree string) {
+// stamp records the identity of each directory once made; the mode of one
+// that is a mount point now (the work tree's, HOME's at the caller's HOME
+// path), seen through its mount as the record's look is, is left out of
+// the comparison (anyMode).
+func (m madeDirs) stamp(mounted ...string) {
 	for d := range m {
 		if id, ok := dirID(d); ok {
-			if d == tree {
+			if slices.Contains(mounted, d) {
 				id.mode = anyMode
 			}
 			m[d] = id

@@ -3,6 +3,7 @@ package sandbox
 import (
 	"context"
 	"errors"
+	"maps"
 	"os"
 	"os/user"
 	"strings"
@@ -44,5 +45,52 @@ func TestRunInTheCallersOwnHomeNamesTheProject(t *testing.T) {
 	}
 	if strings.Contains(res.Refusal, "set HOME outside") {
 		t.Errorf("refusal %q tells a caller whose HOME is its own to set HOME elsewhere", res.Refusal)
+	}
+}
+
+// TestCallerHomeMountPoint: the command's HOME is bound a second time at
+// the caller's own HOME's path, but never where that would cover a place
+// of the run's own (/tmp, /var/tmp, /dev/shm, /root, the run's directory)
+// or lie in one it cannot make a directory in; a HOME in the fresh /tmp or
+// /var/tmp is made there.
+func TestCallerHomeMountPoint(t *testing.T) {
+	for _, c := range []struct{ home, varTmpAt, want string }{
+		{"/home/runner", "/var/tmp", "/home/runner"},
+		{"/github/home", "/var/tmp", "/github/home"},
+		{"/tmp/h", "/var/tmp", "/tmp/h"},
+		{"/var/tmp/h", "/var/tmp", "/var/tmp/h"},
+		{"/var/lib/svc", "/var/tmp", "/var/lib/svc"},
+		{"", "/var/tmp", ""},
+		{"home/runner", "/var/tmp", ""},
+		{"/home/runner/", "/var/tmp", ""},
+		{"/", "/var/tmp", ""},
+		{"/var", "/var/tmp", ""},
+		{"/var", "", "/var"},
+		{"/tmp", "/var/tmp", ""},
+		{"/root", "/var/tmp", ""},
+		{"/root/x", "/var/tmp", ""},
+		{"/dev/shm/h", "/var/tmp", ""},
+		{"/run", "/var/tmp", ""},
+		{"/run/overlay/scratch/home", "/var/tmp", ""},
+	} {
+		if got := callerHomeMountPoint(c.home, c.varTmpAt); got != c.want {
+			t.Errorf("callerHomeMountPoint(%q, %q) = %q, want %q", c.home, c.varTmpAt, got, c.want)
+		}
+	}
+}
+
+// TestMadeDirsAlias: a directory made at the caller's HOME path is the
+// same directory at /root, where HOME's record names it from; the HOME
+// path itself, a mount point, and one outside it are not aliased.
+func TestMadeDirsAlias(t *testing.T) {
+	m := madeDirs{"/home/r": {}, "/home/r/work": {}, "/home/r/work/t": {ino: 7}, "/tmp/x": {}}
+	m.alias("/home/r", "/root")
+	want := madeDirs{"/home/r": {}, "/home/r/work": {}, "/home/r/work/t": {ino: 7}, "/tmp/x": {}, "/root/work": {}, "/root/work/t": {ino: 7}}
+	if !maps.Equal(m, want) {
+		t.Errorf("aliased %v, want %v", m, want)
+	}
+	m.alias("", "/root")
+	if !maps.Equal(m, want) {
+		t.Errorf("alias of no path changed %v", m)
 	}
 }
