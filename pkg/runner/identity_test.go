@@ -104,9 +104,9 @@ func TestEachRunSendsFreshIds(t *testing.T) {
 
 // TestAConfinedHookSeesNoNameOfVigiles: what a hook reads of its
 // surroundings in a real sandbox names neither vigiles nor a fixed id:
-// the host's own host name, uid 0's HOME and USER, Claude Code's
-// variables, a fresh session id (and the env file under it), which the
-// record shows as the fixed one.
+// the host's own host name, uid 0's HOME and USER (where the caller has
+// one), Claude Code's variables, a fresh session id (and the env file
+// under it), which the record shows as the fixed one.
 func TestAConfinedHookSeesNoNameOfVigiles(t *testing.T) {
 	sandboxtest.RequireConfinement(t)
 	cmd := `in=$(cat); sid=$(printf '%s' "$in" | sed -n 's/.*"session_id":"\([^"]*\)".*/\1/p'); ` +
@@ -121,11 +121,17 @@ func TestAConfinedHookSeesNoNameOfVigiles(t *testing.T) {
 		t.Fatal(err)
 	}
 	host, _ := os.Hostname()
+	// USER is root's where the caller has one, as a session of a caller
+	// without one (a container started as root) has none.
+	user := ""
+	if _, ok := os.LookupEnv("USER"); ok {
+		user = "root"
+	}
 	for _, r := range rep.Runs {
 		if r.Outcome == report.OutcomeError {
 			t.Fatalf("%s: %s: %s %s", r.ID, r.Reason, r.Stdout, r.Stderr)
 		}
-		for _, want := range []string{"FRESH\n", "sid=" + sessionID + " host=" + host + " home=/root mode=700 user=root cc=1 ep=cli\n", "ENVFILE-UNDER-SESSION\n", "RESOLV-CLEAN\n"} {
+		for _, want := range []string{"FRESH\n", "sid=" + sessionID + " host=" + host + " home=/root mode=700 user=" + user + " cc=1 ep=cli\n", "ENVFILE-UNDER-SESSION\n", "RESOLV-CLEAN\n"} {
 			if !strings.Contains(r.Stdout, want) {
 				t.Errorf("%s: stdout %q lacks %q (stderr %q)", r.ID, r.Stdout, want, r.Stderr)
 			}

@@ -121,8 +121,18 @@ func maskedDirsAt(lookup func(string) (string, string), resolve func(string) (st
 var strictFSDirs = []string{"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt"}
 
 // hostEnv is the part of the caller's environment every confined command
-// sees (the allowlist); LC_* are added by prefix.
-var hostEnv = []string{"PATH", "LANG", "TERM"}
+// sees (the allowlist); LC_* are added by prefix. SHELL and SHLVL pass as
+// Claude Code hands its hooks the environment it was started with: a hook
+// that finds neither, where the caller's shell set both, could tell it
+// runs under vigiles; each passes only with a value of its shape
+// (shapeOK).
+var hostEnv = []string{"PATH", "LANG", "TERM", "SHELL", "SHLVL"}
+
+// ownUserEnv are the variables that name the caller's user: the command
+// is uid 0, root, so each holds "root", and only where the caller's
+// environment has it, as a hook under Claude Code has it where Claude
+// Code's has (a container started as root has neither; a login has both).
+var ownUserEnv = []string{"USER", "LOGNAME"}
 
 // plan is everything the bwrap argv depends on. It is built by the broker
 // and turned into arguments by bwrapArgs, a pure function.
@@ -385,14 +395,19 @@ func bwrapArgs(p plan) []string {
 }
 
 // hookEnv builds the command's environment: the allowlist taken from the
-// caller, the fixed HOME/TMPDIR, then extra NAME=VALUE pairs (later ones
-// win). It is sorted for determinism.
+// caller, the fixed HOME/TMPDIR, USER and LOGNAME where the caller has
+// them (ownUserEnv), then extra NAME=VALUE pairs (later ones win). It is
+// sorted for determinism.
 func hookEnv(getenv func(string) (string, bool), environ []string, extra []string) []string {
 	m := map[string]string{
 		"HOME":   sandboxHome,
 		"TMPDIR": sandboxTmp,
-		"USER":   "root",
 		"PATH":   "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
+	}
+	for _, k := range ownUserEnv {
+		if _, ok := getenv(k); ok {
+			m[k] = "root"
+		}
 	}
 	for _, k := range hostEnv {
 		if v, ok := getenv(k); ok && shapeOK(k, v) {
@@ -421,14 +436,55 @@ func hookEnv(getenv func(string) (string, bool), environ []string, extra []strin
 
 // shapeOK says whether the caller's value of hostEnv's k may pass: LANG
 // only with a locale's name, TERM only with the name of a terminfo entry
-// the host has (a value a CI system or a user put a token in does not
-// pass), PATH as it is.
+// the host has, SHELL only with a login shell the host's /etc/shells
+// lists, SHLVL only as a number (a value a CI system or a user put a token
+// in does not pass), PATH as it is.
 func shapeOK(k, v string) bool {
 	switch k {
 	case "LANG":
 		return isLocaleName(v)
 	case "TERM":
 		return isTerminal(v)
+	case "SHELL":
+		return isLoginShell(v)
+	case "SHLVL":
+		return isShellLevel(v)
+	}
+	return true
+}
+
+// shellsFile lists the host's login shells; the sandbox sees the host's.
+var shellsFile = "/etc/shells"
+
+// isLoginShell says whether v is an absolute path /etc/shells lists on a
+// line of its own ("/bin/bash", "/usr/bin/zsh"): the shells' own list,
+// which holds no secret, where a token or a command put in SHELL is not.
+func isLoginShell(v string) bool {
+	if len(v) < 2 || v[0] != '/' || len(v) > 256 {
+		return false
+	}
+	b, err := os.ReadFile(shellsFile)
+	if err != nil {
+		return false
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if strings.TrimSpace(line) == v {
+			return true
+		}
+	}
+	return false
+}
+
+// isShellLevel says whether v is a shell's nesting level: a decimal
+// number of at most four digits ("1", "2"), as the shells set it.
+func isShellLevel(v string) bool {
+	if v == "" || len(v) > 4 {
+		return false
+	}
+	for i := 0; i < len(v); i++ {
+		if v[i] < '0' || v[i] > '9' {
+			return false
+		}
 	}
 	return true
 }

@@ -68,9 +68,46 @@ func TestHookEnvAllowlist(t *testing.T) {
 	environ := []string{"LC_ALL=C", "GITHUB_TOKEN=ghs_secret", "AWS_SECRET_ACCESS_KEY=x", "LC_GH_TOKEN=s3cr3t",
 		"LC_X=AKIAFOO", "LC_CTYPE=AKIAIOSFODNN7EXAMPLE", "LC_TIME=en_GB.UTF-8", "LC_PAPER=de_DE@euro", "LC_MESSAGES=$(curl x)", "LC_NAME="}
 	got := hookEnv(getenv, environ, []string{"FOO=bar", "LANG=de_DE.UTF-8"})
-	want := []string{"HOME=/root", "LANG=de_DE.UTF-8", "LC_ALL=C", "LC_NAME=", "LC_PAPER=de_DE@euro", "LC_TIME=en_GB.UTF-8", "PATH=/usr/bin:/bin", "TMPDIR=/tmp", "FOO=bar", "USER=root"}
+	want := []string{"HOME=/root", "LANG=de_DE.UTF-8", "LC_ALL=C", "LC_NAME=", "LC_PAPER=de_DE@euro", "LC_TIME=en_GB.UTF-8", "PATH=/usr/bin:/bin", "TMPDIR=/tmp", "FOO=bar"}
 	if d := cmp.Diff(sorted(want), got); d != "" {
 		t.Errorf("hookEnv (-want +got):\n%s", d)
+	}
+}
+
+// TestHookEnvFollowsTheCallersShell: USER and LOGNAME are root's where
+// the caller has them and absent where it has not (a container started as
+// root), SHELL passes where /etc/shells lists it and SHLVL as a number, as
+// a hook under Claude Code gets them from the environment Claude Code was
+// started in: a hook cannot tell vigiles by USER=root that no session of
+// that caller has, nor by a SHELL or SHLVL its login has and it lacks.
+func TestHookEnvFollowsTheCallersShell(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "shells"), "# /etc/shells: valid login shells\n/bin/sh\n/usr/bin/zsh\n")
+	defer func(f string) { shellsFile = f }(shellsFile)
+	shellsFile = filepath.Join(dir, "shells")
+	for _, tt := range []struct {
+		host map[string]string
+		want []string
+	}{
+		{map[string]string{}, nil},
+		{map[string]string{"USER": "alice", "LOGNAME": "alice", "SHELL": "/usr/bin/zsh", "SHLVL": "2"},
+			[]string{"LOGNAME=root", "SHELL=/usr/bin/zsh", "SHLVL=2", "USER=root"}},
+		{map[string]string{"USER": "", "SHELL": "/bin/sh", "SHLVL": "1"}, []string{"SHELL=/bin/sh", "SHLVL=1", "USER=root"}},
+		// Not a listed shell, not a level: a value that carries anything else stays out.
+		{map[string]string{"LOGNAME": "runner", "SHELL": "/tmp/x", "SHLVL": "ghp_x"}, []string{"LOGNAME=root"}},
+		{map[string]string{"SHELL": "/bin/sh\n/usr/bin/zsh", "SHLVL": "12345"}, nil},
+		{map[string]string{"SHELL": "sh", "SHLVL": "-1"}, nil},
+	} {
+		getenv := func(k string) (string, bool) { v, ok := tt.host[k]; return v, ok }
+		var got []string
+		for _, kv := range hookEnv(getenv, nil, nil) {
+			if k, _, _ := strings.Cut(kv, "="); k == "USER" || k == "LOGNAME" || k == "SHELL" || k == "SHLVL" {
+				got = append(got, kv)
+			}
+		}
+		if d := cmp.Diff(tt.want, got); d != "" {
+			t.Errorf("hookEnv of %v (-want +got):\n%s", tt.host, d)
+		}
 	}
 }
 
@@ -271,5 +308,25 @@ func TestMountPointOf(t *testing.T) {
 		if got := mountPointOf(p); got != want {
 			t.Errorf("mountPointOf(%s) = %s, want %s", p, got, want)
 		}
+	}
+}
+
+// BenchmarkHookEnvShell is what hookEnv costs a run whose caller has
+// SHELL and SHLVL (SHELL's check reads the host's /etc/shells), beside one
+// whose caller has neither.
+func BenchmarkHookEnvShell(b *testing.B) {
+	for _, bb := range []struct {
+		name string
+		host map[string]string
+	}{
+		{"without", map[string]string{"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"}},
+		{"with", map[string]string{"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "USER": "u", "LOGNAME": "u", "SHELL": "/bin/sh", "SHLVL": "1"}},
+	} {
+		getenv := func(k string) (string, bool) { v, ok := bb.host[k]; return v, ok }
+		b.Run(bb.name, func(b *testing.B) {
+			for range b.N {
+				hookEnv(getenv, nil, nil)
+			}
+		})
 	}
 }

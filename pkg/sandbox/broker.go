@@ -414,8 +414,10 @@ func runDirect(ctx context.Context, spec Spec, cwd string, res *Result) (*Result
 	}
 	env := hookEnv(os.LookupEnv, os.Environ(), spec.Env)
 	env = replaceEnv(env, "HOME", os.Getenv("HOME"))
-	if u, ok := os.LookupEnv("USER"); ok {
-		env = replaceEnv(env, "USER", u)
+	for _, k := range ownUserEnv {
+		if u, ok := os.LookupEnv(k); ok {
+			env = replaceEnv(env, k, u)
+		}
 	}
 	env = replaceEnv(env, "TMPDIR", os.TempDir())
 	if spec.ParentPIDVar != "" {
