@@ -35,7 +35,10 @@ import (
 //     TestHookEnvFollowsTheCallersShell).
 //
 // Left, as the confinement itself (no sandbox of this kind hides them):
-// uid 0 with no capability and a one-uid uid_map, NoNewPrivs 1 and
+// uid 0 with no capability and a one-uid uid_map (the host uid in it,
+// SandboxUID's 2000000000 and up for a root-owned tree; the host's root
+// unmapped, so that / and every root-owned file read as nobody's), no
+// controlling terminal (bwrap's --new-session), NoNewPrivs 1 and
 // Seccomp 2 in /proc/self/status, a fresh pid namespace (pid 1 the
 // reaper, "/sbin/init", the hook's parent, CLAUDE_PID=1, a handful of
 // processes), the mount table (read-only /, the masks, the overlay under
@@ -46,10 +49,15 @@ import (
 // oom_score_adj of 1000 that makes the command the OOM killer's first
 // victim, the run's pids cgroup (/command in /proc/self/cgroup, a
 // vigiles-… directory under the read-only /sys/fs/cgroup: named so for
-// the host's administrator and the sweep of a killed broker's), and the
-// time a start takes. Left, as choices of the record: HOME is /root and
-// TMPDIR=/tmp (hooks name "$TMPDIR/…" and the record names it so; the
-// caller's real HOME path is being changed elsewhere), the interpreters'
+// the host's administrator and the sweep of a killed broker's: a cgroup
+// namespace rooted at /command would still leave those directories in
+// the host's hierarchies the sandbox shows), pid 1's start time, moments
+// before the hook's, and the time a start takes. Left, as the way a run
+// is started: the environment's order, sorted where the reaper starts
+// the command itself and a shell's own where a shell of vigiles' does (a
+// plugin hook's). Left, as choices of the record: HOME is /root (the
+// caller's HOME's path shows the same throwaway HOME) and TMPDIR=/tmp
+// (hooks name "$TMPDIR/…" and the record names it so), the interpreters'
 // cache variables. docs/security.md's *Honest limits* lists them.
 func TestRedteam28ShellVariablesAreTheCallers(t *testing.T) {
 	requireBwrap(t)
