@@ -520,8 +520,10 @@ func TestRepeatedKeysAreCheap(t *testing.T) {
 }
 
 // TestWritePatternsInRecordedForm: a write pattern in a form writes are
-// never recorded in (an absolute path outside /dev/shm/, $HOME) can never
-// match, so no-write would always pass; it is refused, naming the form.
+// never recorded in (an absolute path in /tmp, $HOME or a system
+// directory) can never match, so no-write would always pass; it is
+// refused, naming the form. One anywhere a runner's tool cache may be
+// (/opt/hostedtoolcache, a container job's /__t) is recorded so.
 func TestWritePatternsInRecordedForm(t *testing.T) {
 	for _, tc := range []struct {
 		pat  string
@@ -541,11 +543,20 @@ func TestWritePatternsInRecordedForm(t *testing.T) {
 		{"/home/*", `write "~/**"`},
 		{"$HOME/.bashrc", `write "~/.bashrc"`},
 		{"${HOME}", `write "~/**"`},
-		{"/etc/passwd", "write the path relative to the work tree (such as .git/hooks/**), or under ~/, $TMPDIR/, /dev/shm/ or /var/tmp/"},
+		{"/etc/passwd", "write the path relative to the work tree (such as .git/hooks/**), or under ~/, $TMPDIR/, /dev/shm/, /var/tmp/ or a runner's tool cache"},
+		{"/etc", "write the path relative to the work tree"},
+		{"/usr/local/bin/**", "write the path relative to the work tree"},
+		{"/proc/**", "write the path relative to the work tree"},
+		{"/opt/hostedtoolcache/**", ""},
+		{"/opt/hostedtoolcache", ""},
+		{"/__t/node/*/x64/bin/node", ""},
+		{"re:^/opt/hostedtoolcache/", ""},
+		{"re:^/etc/", "can never match"},
+		{"re:(?i)^/ETC/", "can never match"},
 		{"/dev/shm", `write "/dev/shm/**"`},
 		{"/**", ""}, // it matches /dev/shm/ paths
 		{"/d*/shm/*", ""},
-		{"/e*/passwd", "write the path relative to the work tree"},
+		{"/e*/passwd", ""}, // /export/passwd may be a tool cache
 		{"re:^/tmp/", `anchor it on one of those instead (^\$TMPDIR/ for /tmp`},
 		{"re:^/home/[^/]+/\\.ssh", "can never match"},
 		{"/dev/shm/**", ""},
@@ -559,7 +570,7 @@ func TestWritePatternsInRecordedForm(t *testing.T) {
 		{"./tmp/**", ""},
 		{"tmp/**", ""},
 		{"$HOMEWORK/x", ""},
-		{"/tmpfile", "write the path relative to the work tree"},
+		{"/tmpfile", ""}, // a tool cache of that name, as a container job's is /__t
 	} {
 		_, err := ParsePathPattern(tc.pat)
 		switch {
@@ -573,8 +584,8 @@ func TestWritePatternsInRecordedForm(t *testing.T) {
 	cfg := "checks:\n  - name: a\n    hook: h\n    expect:\n      wrote-only: [notes.txt, /tmp/**]\n      no-write: [/home/runner/.ssh/**]\n"
 	_, err := ParseConfig(".vigiles.yml", []byte(cfg))
 	want := []string{
-		`.vigiles.yml:5:31: wrote-only: "/tmp/**" can never match: written paths are recorded relative to the work tree, or as ~/… (the run's HOME; ~ for HOME itself), $TMPDIR/… ($TMPDIR itself), /dev/shm/… or /var/tmp/…; write "$TMPDIR/**" (the run's /tmp is recorded as $TMPDIR)`,
-		`.vigiles.yml:6:18: no-write: "/home/runner/.ssh/**" can never match: written paths are recorded relative to the work tree, or as ~/… (the run's HOME; ~ for HOME itself), $TMPDIR/… ($TMPDIR itself), /dev/shm/… or /var/tmp/…; write "~/.ssh/**" (the run's HOME is recorded as ~)`,
+		`.vigiles.yml:5:31: wrote-only: "/tmp/**" can never match: written paths are recorded relative to the work tree, or as ~/… (the run's HOME; ~ for HOME itself), $TMPDIR/… ($TMPDIR itself), /dev/shm/…, /var/tmp/… or by their absolute path in a runner's tool cache (RUNNER_TOOL_CACHE, AGENT_TOOLSDIRECTORY); write "$TMPDIR/**" (the run's /tmp is recorded as $TMPDIR)`,
+		`.vigiles.yml:6:18: no-write: "/home/runner/.ssh/**" can never match: written paths are recorded relative to the work tree, or as ~/… (the run's HOME; ~ for HOME itself), $TMPDIR/… ($TMPDIR itself), /dev/shm/…, /var/tmp/… or by their absolute path in a runner's tool cache (RUNNER_TOOL_CACHE, AGENT_TOOLSDIRECTORY); write "~/.ssh/**" (the run's HOME is recorded as ~)`,
 	}
 	if diff := cmp.Diff(strings.Join(want, "\n"), fmt.Sprint(err)); diff != "" {
 		t.Errorf("errors (-want +got):\n%s", diff)

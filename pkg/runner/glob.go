@@ -6,6 +6,7 @@ import (
 	"path"
 	"regexp"
 	"regexp/syntax"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -108,9 +109,11 @@ type PathPattern struct {
 	tree bool
 }
 
-// shmDir and varTmpDir are the absolute directories a written path is
-// recorded under; every other is relative to the work tree, or ~/… (the
-// run's HOME) or $TMPDIR/….
+// shmDir and varTmpDir are the fixed absolute directories a written path
+// is recorded under; the others are the runner's tool caches the caller's
+// environment names (RUNNER_TOOL_CACHE, AGENT_TOOLSDIRECTORY), by their
+// own absolute paths, which a config cannot know. Every other is relative
+// to the work tree, or ~/… (the run's HOME) or $TMPDIR/….
 const (
 	shmDir    = "/dev/shm/"
 	varTmpDir = "/var/tmp/"
@@ -119,8 +122,26 @@ const (
 // absDirs are shmDir and varTmpDir.
 var absDirs = [...]string{shmDir, varTmpDir}
 
+// noToolCache are the absolute directories no tool cache is recorded
+// under: the system's own, the kernel's, and those the run masks or
+// replaces (its /tmp is recorded as $TMPDIR, /root and /home as ~). An
+// absolute glob anywhere else may name a tool cache's writes.
+var noToolCache = [...]string{"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/proc", "/sys", "/dev", "/run", "/tmp", "/root", "/home"}
+
+// inNoToolCache says whether every path that starts with lit (an absolute
+// glob's or expression's literal start; without case where fold) lies in
+// one of noToolCache, or is one of them where whole (no wildcard follows).
+func inNoToolCache(lit string, whole, fold bool) bool {
+	if fold {
+		lit = strings.ToLower(lit)
+	}
+	return slices.ContainsFunc(noToolCache[:], func(d string) bool {
+		return strings.HasPrefix(lit, d+"/") || whole && lit == d
+	})
+}
+
 // recordedForms says how written paths are recorded, for errors.
-const recordedForms = "written paths are recorded relative to the work tree, or as ~/… (the run's HOME; ~ for HOME itself), $TMPDIR/… ($TMPDIR itself), /dev/shm/… or /var/tmp/…"
+const recordedForms = "written paths are recorded relative to the work tree, or as ~/… (the run's HOME; ~ for HOME itself), $TMPDIR/… ($TMPDIR itself), /dev/shm/…, /var/tmp/… or by their absolute path in a runner's tool cache (RUNNER_TOOL_CACHE, AGENT_TOOLSDIRECTORY)"
 
 // anchoredPrefix is the literal text every match of the regular
 // expression r starts with where r is anchored at the start of the text
@@ -184,8 +205,9 @@ func mayBeUnder(prefix, dir string, fold bool) bool {
 }
 
 // ParsePathPattern compiles a pattern. A pattern that can never match a
-// recorded path (an absolute path outside /dev/shm/, $HOME/… or
-// ${TMPDIR}/…, a trailing '/', a ".." or "." segment, "~" alone) is an
+// recorded path (an absolute path in /tmp, /root, /home or a system
+// directory (noToolCache), $HOME/… or ${TMPDIR}/…, a trailing '/', a ".."
+// or "." segment, "~" alone) is an
 // error naming the form to write instead: a no-write or wrote-only that
 // never matches passes whatever the hook writes.
 func ParsePathPattern(s string) (PathPattern, error) {
@@ -195,11 +217,11 @@ func ParsePathPattern(s string) (PathPattern, error) {
 			return PathPattern{}, fmt.Errorf("regular expression %q: %w", r, err)
 		}
 		// An anchored "^/…" matches absolute paths only: it must be able
-		// to match one under /dev/shm/ or /var/tmp/. An anchored $HOME/,
-		// ${HOME} or ${TMPDIR} is never recorded either.
+		// to match one under /dev/shm/, /var/tmp/ or a tool cache. An
+		// anchored $HOME/, ${HOME} or ${TMPDIR} is never recorded either.
 		if lp, fold, ok := anchoredPrefix(r); ok {
 			switch {
-			case strings.HasPrefix(lp, "/") && !mayBeUnder(lp, shmDir, fold) && !mayBeUnder(lp, varTmpDir, fold):
+			case strings.HasPrefix(lp, "/") && !mayBeUnder(lp, shmDir, fold) && !mayBeUnder(lp, varTmpDir, fold) && inNoToolCache(lp, true, fold):
 				return PathPattern{}, fmt.Errorf("regular expression %q can never match: %s; anchor it on one of those instead (^\\$TMPDIR/ for /tmp, ^~/ for a home directory)", r, recordedForms)
 			case lp == "$HOME" || strings.HasPrefix(lp, "$HOME/") || strings.HasPrefix(lp, "${HOME}") || strings.HasPrefix(lp, "${TMPDIR}"):
 				return PathPattern{}, fmt.Errorf("regular expression %q can never match: %s; anchor it on one of those instead (^~/ for the run's HOME, ^\\$TMPDIR/ for its TMPDIR)", r, recordedForms)
@@ -538,7 +560,8 @@ func recordedForm(g string) (string, bool) {
 		return "", false
 	}
 	// Up to its first wildcard, an absolute glob must be able to go on
-	// into /dev/shm/ or /var/tmp/ ("/**" can; "/tmp/**" cannot).
+	// into /dev/shm/, /var/tmp/ ("/**" can; "/tmp/**" cannot) or a
+	// tool cache (anywhere but noToolCache).
 	lit := g
 	if i := strings.IndexAny(g, "*?["); i >= 0 {
 		lit = g[:i]
@@ -561,7 +584,10 @@ func recordedForm(g string) (string, bool) {
 		_, after, _ := strings.Cut(rest, "/")
 		return fmt.Sprintf("%q (the run's HOME is recorded as ~)", "~/"+orDefault(after, "**")), true
 	}
-	return "the path relative to the work tree (such as .git/hooks/**), or under ~/, $TMPDIR/, /dev/shm/ or /var/tmp/", true
+	if !inNoToolCache(lit, lit == g, false) {
+		return "", false
+	}
+	return "the path relative to the work tree (such as .git/hooks/**), or under ~/, $TMPDIR/, /dev/shm/, /var/tmp/ or a runner's tool cache", true
 }
 
 // regexp is the expression the pattern's main form is matched by: its
@@ -594,7 +620,8 @@ func (p PathPattern) MatchWrite(path, kind string) bool {
 }
 
 // treePath says whether a recorded path is the work tree's: not HOME's
-// (~, ~/…), TMPDIR's ($TMPDIR, $TMPDIR/…) or under /dev/shm or /var/tmp.
+// (~, ~/…), TMPDIR's ($TMPDIR, $TMPDIR/…) or absolute (/dev/shm, /var/tmp,
+// a tool cache).
 func treePath(p string) bool {
 	a, _ := area(p)
 	return a == "" && p != "~" && p != "$TMPDIR" && !strings.HasPrefix(p, "/")
@@ -624,7 +651,7 @@ func (p PathPattern) holdsBelow(dir string) bool {
 	}
 	if dir == "." {
 		// The glob is in the recorded form: a tree path, else under
-		// ~/, $TMPDIR/, /dev/shm/ or /var/tmp/.
+		// ~/, $TMPDIR/ or an absolute directory.
 		a, _ := area(lit)
 		return a == "" && !strings.HasPrefix(lit, "/")
 	}

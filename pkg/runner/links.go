@@ -84,14 +84,29 @@ func (v *linkView) holds(k string) bool {
 }
 
 // area splits a recorded path into the place it is in ("" for the work
-// tree, "~/", "$TMPDIR/", shmDir, varTmpDir) and its path there.
+// tree, "~/", "$TMPDIR/", shmDir, varTmpDir, or "/" for any other absolute
+// path: a runner's tool cache, recorded by its path on the host) and its
+// path there.
 func area(p string) (string, string) {
-	for _, a := range []string{"~/", "$TMPDIR/", shmDir, varTmpDir} {
+	for _, a := range []string{"~/", "$TMPDIR/", shmDir, varTmpDir, "/"} {
 		if r, ok := strings.CutPrefix(p, a); ok {
 			return a, r
 		}
 	}
 	return "", strings.TrimPrefix(p, "./")
+}
+
+// hostPath is where rel in place a is on the host, to look at it there:
+// in the work tree, or at its own path in a tool cache (place "/", which
+// the run showed as the host has it); "" in a place that started empty.
+func (v *linkView) hostPath(a, rel string) string {
+	switch {
+	case a == "/":
+		return "/" + rel
+	case a == "" && v.tree != "":
+		return filepath.Join(v.tree, filepath.FromSlash(rel))
+	}
+	return ""
 }
 
 // key is the recorded path of rel in place a, as the record writes it
@@ -112,10 +127,11 @@ func (v *linkView) isLink(a, rel string) (target string, link, ours bool) {
 	if t, ok := v.links[k]; ok {
 		return t, true, true
 	}
-	if a != "" || v.tree == "" || v.gone[k] || v.dirs[k] || v.holds(k) {
+	h := v.hostPath(a, rel)
+	if h == "" || v.gone[k] || v.dirs[k] || v.holds(k) {
 		return "", false, false
 	}
-	fi, err := os.Lstat(filepath.Join(v.tree, filepath.FromSlash(rel)))
+	fi, err := os.Lstat(h)
 	return "", err == nil && fi.Mode()&os.ModeSymlink != 0, false
 }
 
@@ -125,13 +141,14 @@ func (v *linkView) isDir(a, rel string) bool {
 	if rel == "." || v.dirs[k] || v.holds(k) {
 		return true // a place's own root is a directory
 	}
-	if a != "" || v.tree == "" || v.gone[k] {
+	h := v.hostPath(a, rel)
+	if h == "" || v.gone[k] {
 		return false
 	}
 	if _, ok := v.links[k]; ok {
 		return false
 	}
-	fi, err := os.Lstat(filepath.Join(v.tree, filepath.FromSlash(rel)))
+	fi, err := os.Lstat(h)
 	return err == nil && fi.IsDir()
 }
 
@@ -232,9 +249,13 @@ func (v *linkView) resolve(w evidence.Write) (shown, kind string, known, ok bool
 		}
 		shown := key(a, to)
 		if to == "." {
-			shown = strings.TrimSuffix(a, "/")
-			if a == "" {
+			switch a {
+			case "":
 				shown = "."
+			case "/":
+				shown = "/"
+			default:
+				shown = strings.TrimSuffix(a, "/")
 			}
 		}
 		kind := "file"
