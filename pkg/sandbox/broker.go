@@ -908,6 +908,7 @@ func runConfined(ctx context.Context, spec Spec, bwrap, cwd string, gate *turnGa
 	p.MaskDirs, p.MaskFiles = maskDirs, append(p.MaskFiles, maskFiles...)
 	cfg.MaskDirs = maskDirs
 	cfg.CallerHome = exact.String(shownCallerHome(os.Getenv("HOME"), view, maskDirs))
+	cfg.ToolCaches = toolCaches(os.Getenv, spec.Dir, view, maskDirs)
 	if raceBuild {
 		// The race runtime's exit sleep (a second, in the init and in the
 		// reaper) would count against the command's deadline.

@@ -103,6 +103,11 @@ type initConfig struct {
 	// beside the tree's git configs): the init shows them empty, in the
 	// layer above the tree.
 	CredentialFiles exact.Strings `json:"credentialFiles,omitempty"`
+	// ToolCaches are the runner's tool caches the caller's environment
+	// names (toolCaches): absolute, links followed, each a directory the
+	// run shows and its uid may write, outside the work tree. The init
+	// covers each with an overlay of the scratch (mountToolCaches).
+	ToolCaches exact.Strings `json:"toolCaches,omitempty"`
 }
 
 // maxResult bounds the init's result, in bytes of JSON: the broker reads no
@@ -502,6 +507,14 @@ func runInit(cfg initConfig, done func()) (res initResult) {
 		return failResult(fmt.Errorf("unknown writes method %q", method))
 	}
 
+	// The runner's tool caches, each an overlay of the scratch: a write
+	// there, which under Claude Code every later step of the job runs, is
+	// recorded by its path and thrown away.
+	tcs, err := mountToolCaches(cfg.ToolCaches)
+	if err != nil {
+		return failResult(refuse("%w", err))
+	}
+
 	// The made directories' identities, the work tree's own being its
 	// mount's root now (whose changes the tree's record holds: its "."),
 	// so its mode is not compared.
@@ -539,7 +552,7 @@ func runInit(cfg initConfig, done func()) (res initResult) {
 	// decides (the proxy variables, resolv.conf's text), follows once the
 	// wall is up, to a reaper with nothing left to do but start it.
 	rc := reaper.Config{Protocol: reaper.Protocol, Cwd: cfg.Cwd, Limits: cfg.Limits, Linger: cfg.Linger, PidsByCgroup: cfg.PidsByCgroup,
-		RunDir: runDir, ReadOnly: readOnlyMounts(cfg.MaskDirs, varTmpAt, callerHomeAt), Writable: writableDirs(workdir, varTmpAt, callerHomeAt)}
+		RunDir: runDir, ReadOnly: readOnlyMounts(cfg.MaskDirs, varTmpAt, callerHomeAt), Writable: writableDirs(workdir, append([]string{varTmpAt, callerHomeAt}, toolCachePaths(tcs)...)...)}
 	var resolv *os.File
 	if setup != nil {
 		var bind bool
@@ -694,8 +707,14 @@ func runInit(cfg initConfig, done func()) (res initResult) {
 				vw = append([]evidence.Write{{Path: sandboxVarTmp, Op: evidence.OpModify, Kind: "dir"}}, vw...)
 			}
 		}
+		var cw []evidence.Write
+		if werr == nil && len(tcs) > 0 {
+			cw, hit, werr = toolCacheWrites(tcs, fileLimit)
+			atLimit = atLimit || hit
+		}
 		writes = append(writes, sw...)
 		writes = append(writes, vw...)
+		writes = append(writes, cw...)
 		writes = append(writes, hw...)
 		writes = append(writes, tw...)
 	}
@@ -905,8 +924,9 @@ func varTmpMountPoint() (string, error) {
 }
 
 // writableDirs are the places the command may write, each recorded: the
-// work tree, HOME, TMPDIR, /dev/shm and, where each is bound, /var/tmp and
-// HOME at the caller's HOME path (own: "" where not).
+// work tree, HOME, TMPDIR, /dev/shm and, where each is bound, /var/tmp,
+// HOME at the caller's HOME path and the runner's tool caches (own: ""
+// where not).
 func writableDirs(workdir string, own ...string) []string {
 	w := []string{workdir, sandboxHome, sandboxTmp, sandboxShm}
 	for _, d := range own {

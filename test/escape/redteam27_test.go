@@ -272,9 +272,15 @@ func redteam27Tree(t *testing.T, files map[string]string) string {
 // printed, for failures.
 func redteam27Vigiles(t *testing.T, r runner, dir string, args ...string) (redteam27Report, string) {
 	t.Helper()
+	return redteam27VigilesEnv(t, r, dir, nil, args...)
+}
+
+// redteam27VigilesEnv is redteam27Vigiles with env beside PATH.
+func redteam27VigilesEnv(t *testing.T, r runner, dir string, env []string, args ...string) (redteam27Report, string) {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	cmd := vigilesAs(ctx, r, dir, nil, args...)
+	cmd := vigilesAs(ctx, r, dir, env, args...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()

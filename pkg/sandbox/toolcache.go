@@ -1,0 +1,182 @@
+package sandbox
+
+import (
+	"fmt"
+	"os"
+	"slices"
+	"strconv"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/vigiles/action/pkg/evidence"
+	"github.com/vigiles/action/pkg/sandbox/internal/fsx"
+)
+
+// toolCacheVars name a CI runner's tool cache: GitHub's (RUNNER_TOOL_CACHE,
+// /opt/hostedtoolcache on its hosted runners, _work/_tool on a self-hosted
+// one) and Azure Pipelines' (AGENT_TOOLSDIRECTORY, which GitHub's hosted
+// runners set to the same directory). The setup-* actions install there,
+// and every later step of the job runs what they installed.
+var toolCacheVars = []string{"RUNNER_TOOL_CACHE", "AGENT_TOOLSDIRECTORY"}
+
+// toolCachesFix is what a refusal over a tool cache says to do.
+const toolCachesFix = "unset RUNNER_TOOL_CACHE and AGENT_TOOLSDIRECTORY for vigiles (a hook's write to the tool cache then fails in the sandbox and is in no record)"
+
+// toolCaches lists the runner's tool caches the caller's environment
+// names (toolCacheVars) that the init covers with an overlay of its
+// scratch, so that a hook's write there, which under Claude Code every
+// later step of the job runs, is recorded by its absolute path and thrown
+// away, where the read-only root failed it unrecorded. Each is absolute,
+// its links followed (a relative value against the working directory),
+// and listed once; one inside another is left to the outer. Passed over:
+// one that is no directory, is or lies in a system directory or holds
+// one (/usr/local/…, /), lies in /dev, /proc or /sys, is the work tree or
+// lies in it or holds it (the tree's own overlay records it), one the run
+// does not show (under a mask, or outside --strict-fs's directories: a
+// write there goes to the run's own HOME or TMPDIR, or fails under the
+// mask), and one the run's uid may not write into (a write there fails
+// under Claude Code too).
+func toolCaches(getenv func(string) string, tree string, v hostView, maskDirs []string) []string {
+	var out []string
+	for _, k := range toolCacheVars {
+		r, err := callerPath(getenv(k))
+		if err != nil || systemDir(r) || inSystemDir(r) || slices.Contains(out, r) {
+			continue
+		}
+		if fsx.Under(r, tree) || fsx.Under(tree, r) || slices.ContainsFunc([]string{"/dev", "/proc", "/sys"}, func(d string) bool { return fsx.Under(r, d) }) {
+			continue
+		}
+		if !v.sees(r) || slices.ContainsFunc(maskDirs, func(d string) bool { return fsx.Under(r, d) }) {
+			continue
+		}
+		if fi, err := os.Stat(r); err != nil || !fi.IsDir() || !v.mayRead(r, 0o3) {
+			continue
+		}
+		out = append(out, r)
+	}
+	return slices.DeleteFunc(out, func(r string) bool {
+		return slices.ContainsFunc(out, func(o string) bool { return o != r && fsx.Under(r, o) })
+	})
+}
+
+// toolCache is a tool cache the init covered with an overlay: its path,
+// the host's directory (bound in the run's directory, which the command
+// never sees), the overlay's upper directory in the scratch, and that
+// directory's state before the run.
+type toolCache struct {
+	path, lower, upper string
+	root               *rootState
+}
+
+// mountedInside names a mount point of mounts strictly inside dir, ""
+// where there is none: an overlay over dir would show what is below it as
+// the host has it (overlayfs takes the lower directory's own mount alone),
+// a mask of the run's among it.
+func mountedInside(dir string, mounts []fsx.Mount) string {
+	for _, m := range mounts {
+		if m.Point != dir && fsx.Under(m.Point, dir) {
+			return m.Point
+		}
+	}
+	return ""
+}
+
+// mountToolCaches covers each of paths (initConfig.ToolCaches) with an
+// overlay whose upper directory is in the scratch, the host's directory
+// its lower layer, bound at runDir/toolcacheN so that the record can be
+// read against it once the overlay hides it. The command sees the tools
+// as they are and runs them; what it writes there stays in the scratch.
+// A tool cache that holds a mount, or that overlayfs cannot take, refuses
+// the run: it is never left writable to the host, and never shown over
+// the masks below it.
+func mountToolCaches(paths []string) ([]toolCache, error) {
+	if len(paths) == 0 {
+		return nil, nil
+	}
+	mounts, err := fsx.Mounts()
+	if err != nil {
+		return nil, fmt.Errorf("reading mountinfo: %w", err)
+	}
+	tcs := make([]toolCache, 0, len(paths))
+	for i, p := range paths {
+		if m := mountedInside(p, mounts); m != "" {
+			return nil, fmt.Errorf("the runner's tool cache %s has %s mounted inside it, which an overlay over the tool cache would show as the host has it; fix: give the tool cache a directory with nothing mounted inside it, or %s", p, m, toolCachesFix)
+		}
+		n := strconv.Itoa(i)
+		tc := toolCache{path: p, lower: runDir + "/toolcache" + n, upper: scratchDir + "/toolcache" + n}
+		work := scratchDir + "/toolcachework" + n
+		for _, d := range []string{tc.lower, tc.upper, work} {
+			if err := os.Mkdir(d, 0o755); err != nil {
+				return nil, fmt.Errorf("preparing the tool cache %s: %w", p, err)
+			}
+		}
+		if err := bindMount(p, tc.lower); err != nil {
+			return nil, fmt.Errorf("binding the tool cache %s: %w", p, err)
+		}
+		// Private: the bind is a peer of the tool cache's mount (the
+		// init's mounts are shared with the reaper), and the overlay
+		// mounted there would show up on it too, the record then read
+		// against itself.
+		if err := unix.Mount("", tc.lower, "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
+			return nil, fmt.Errorf("making the tool cache's bind private: %w", err)
+		}
+		if tc.root, err = prepareUpper(tc.upper, tc.lower); err != nil {
+			return nil, fmt.Errorf("preparing the tool cache's upper directory: %w", err)
+		}
+		if err := mountOverlay(tc.lower, tc.upper, work, p); err != nil {
+			return nil, fmt.Errorf("mounting an overlay over the runner's tool cache %s: %w%s; fix: %s", p, err, overlayStackHint(tc.lower), toolCachesFix)
+		}
+		tcs = append(tcs, tc)
+	}
+	return tcs, nil
+}
+
+// toolCachePaths are the paths of tcs.
+func toolCachePaths(tcs []toolCache) []string {
+	out := make([]string, len(tcs))
+	for i, tc := range tcs {
+		out[i] = tc.path
+	}
+	return out
+}
+
+// toolCacheWrites reads what the command left in each tool cache's upper
+// directory against the host's, recorded by absolute path
+// (/opt/hostedtoolcache/node/…), a change of the tool cache itself as its
+// own path; and whether a regular file there is of fileLimit bytes.
+func toolCacheWrites(tcs []toolCache, fileLimit int64) ([]evidence.Write, bool, error) {
+	var out []evidence.Write
+	atLimit := false
+	for _, tc := range tcs {
+		ws, hit, err := readUpperSized(tc.upper, tc.lower, tc.path+"/", tc.root, fileLimit)
+		if err != nil {
+			return nil, false, err
+		}
+		atLimit = atLimit || hit
+		out = append(out, rootAsPath(ws, tc.path)...)
+	}
+	return out, atLimit, nil
+}
+
+// rootAsPath names the write readUpper records for the root of a place
+// recorded under the absolute path dir (dir+"/.") as dir itself, first,
+// as "/var/tmp" and "/dev/shm" are named.
+func rootAsPath(ws []evidence.Write, dir string) []evidence.Write {
+	i := slices.IndexFunc(ws, func(w evidence.Write) bool { return w.Path == dir+"/." })
+	if i < 0 {
+		return ws
+	}
+	w := ws[i]
+	w.Path = dir
+	return append([]evidence.Write{w}, slices.Delete(ws, i, i+1)...)
+}
+
+// overlayStackHint says why overlayfs may have refused lower, where it is
+// on overlayfs itself.
+func overlayStackHint(lower string) string {
+	var fs unix.Statfs_t
+	if unix.Statfs(lower, &fs) == nil && fs.Type == unix.OVERLAYFS_SUPER_MAGIC {
+		return " (the tool cache is on overlayfs itself, which stacks at most two deep: one on an overlay of an overlay, as in a container's container, cannot be a lower layer)"
+	}
+	return ""
+}

@@ -1,0 +1,101 @@
+package sandbox
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/vigiles/action/pkg/evidence"
+	"github.com/vigiles/action/pkg/sandbox/internal/fsx"
+)
+
+// TestToolCaches: the tool caches the caller's environment names are
+// covered where each is a directory the run shows and its uid may write,
+// outside the work tree and the system's directories, once each, and the
+// outer of two nested; links followed.
+func TestToolCaches(t *testing.T) {
+	root, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := func(n string) string {
+		p := filepath.Join(root, n)
+		if err := os.MkdirAll(p, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	tools, other, tree, masked := dir("hostedtoolcache"), dir("other"), dir("tree"), dir("masked")
+	file := filepath.Join(root, "file")
+	if err := os.WriteFile(file, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(root, "link")
+	if err := os.Symlink("hostedtoolcache", link); err != nil {
+		t.Fatal(err)
+	}
+	readOnly := dir("readonly")
+	v := hostView{lookup: lookupHostPath, masked: []string{masked}, may: func(p string, perm uint32) bool { return !fsx.Under(p, readOnly) }}
+	for _, c := range []struct {
+		name          string
+		runner, agent string
+		maskDirs      []string
+		want          []string
+	}{
+		{"none", "", "", nil, nil},
+		{"one", tools, "", nil, []string{tools}},
+		{"both alike, once", tools, tools, nil, []string{tools}},
+		{"two", tools, other, nil, []string{tools, other}},
+		{"by a link", link, "", nil, []string{tools}},
+		{"nested: the outer", dir("hostedtoolcache/node"), tools, nil, []string{tools}},
+		{"missing", filepath.Join(root, "missing"), "", nil, nil},
+		{"a file", file, "", nil, nil},
+		{"the tree", tree, "", nil, nil},
+		{"in the tree", dir("tree/_tool"), "", nil, nil},
+		{"holding the tree", root, "", nil, nil},
+		{"under a mask", dir("masked/tools"), "", nil, nil},
+		{"under a mask of the caller's", other, "", []string{other}, nil},
+		{"not the run's to write", readOnly, "", nil, nil},
+		{"a system directory", "/usr/local", "/etc", nil, nil},
+		{"the root", "/", "", nil, nil},
+		{"the kernel's", "/proc/self", "/sys/kernel", nil, nil},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			env := map[string]string{"RUNNER_TOOL_CACHE": c.runner, "AGENT_TOOLSDIRECTORY": c.agent}
+			got := toolCaches(func(k string) string { return env[k] }, tree, v, c.maskDirs)
+			if !slices.Equal(got, c.want) {
+				t.Errorf("toolCaches = %q, want %q", got, c.want)
+			}
+		})
+	}
+}
+
+// TestMountedInside: a mount strictly inside a tool cache is named (a
+// mask of the run's, a file covered with /dev/null); the tool cache's own
+// mount and one beside it (a name that merely starts alike) are not.
+func TestMountedInside(t *testing.T) {
+	mounts := []fsx.Mount{{Point: "/"}, {Point: "/opt"}, {Point: "/opt/hostedtoolcache"}, {Point: "/opt/hostedtoolcache2/x"}}
+	if m := mountedInside("/opt/hostedtoolcache", mounts); m != "" {
+		t.Errorf("mountedInside = %q, want none", m)
+	}
+	mounts = append(mounts, fsx.Mount{Point: "/opt/hostedtoolcache/node/.credentials"})
+	if m := mountedInside("/opt/hostedtoolcache", mounts); m != "/opt/hostedtoolcache/node/.credentials" {
+		t.Errorf("mountedInside = %q, want the file's mount", m)
+	}
+}
+
+// TestRootAsPath: the change of a tool cache's own root, which readUpper
+// names "DIR/.", is named DIR and listed first, as /var/tmp's is; the
+// other writes keep their order.
+func TestRootAsPath(t *testing.T) {
+	ws := []evidence.Write{{Path: "/opt/t/-x", Op: evidence.OpCreate}, {Path: "/opt/t/.", Op: evidence.OpModify, Kind: "dir"}, {Path: "/opt/t/a", Op: evidence.OpCreate}}
+	got := rootAsPath(ws, "/opt/t")
+	want := []evidence.Write{{Path: "/opt/t", Op: evidence.OpModify, Kind: "dir"}, {Path: "/opt/t/-x", Op: evidence.OpCreate}, {Path: "/opt/t/a", Op: evidence.OpCreate}}
+	if !slices.Equal(got, want) {
+		t.Errorf("rootAsPath = %v, want %v", got, want)
+	}
+	if got := rootAsPath(want[1:], "/opt/t"); !slices.Equal(got, want[1:]) {
+		t.Errorf("rootAsPath without the root's change = %v", got)
+	}
+}
