@@ -591,7 +591,7 @@ func failureCause(r report.HookRun, tree string) string {
 	case strings.Contains(stderr, "externally-managed-environment"):
 		return "pip refused to install into the machine's own Python, which its distribution manages (externally-managed-environment): a hook that installs packages when it runs fails so wherever Python is managed so, the machine vigiles ran it on among them; install what it needs in a virtual environment of the tree's before vigiles runs it, or have the hook use one"
 	case strings.Contains(stderr, "Read-only file system"):
-		return "it wrote where vigiles' sandbox is read-only: a confined hook may write only the work tree, its HOME, TMPDIR (/tmp), /dev/shm and /var/tmp, each thrown away after the run"
+		return "it wrote where vigiles' sandbox is read-only: a confined hook may write only the work tree, its HOME, TMPDIR (/tmp), /dev/shm, /var/tmp and the runner's tool cache (RUNNER_TOOL_CACHE: one its own user may write), each thrown away after the run"
 	case nodeBadOption().MatchString(stderr):
 		return fmt.Sprintf("the Node.js on the machine vigiles ran it on does not know %s, an option of a later Node.js: the hook needs a newer Node.js than it finds, and fails so for its users who have an older one too; install a Node.js that has it where vigiles runs to see the hook at work", shownName(nodeBadOption().FindStringSubmatch(stderr)[1]))
 	case code == 141:

@@ -39,11 +39,13 @@ const (
 	persistPath       = "~/.local/bin is on the user's PATH ahead of the system's"
 	persistPython     = "Python runs the import lines of each .pth file in site-packages, and sitecustomize and usercustomize there, every time it starts"
 	persistCargo      = "cargo reads .cargo/config.toml in the directories above where it runs and in ~/.cargo on every build, and its rustc-wrapper, linker and runner run programs"
+	persistToolCache  = "a CI runner's tool cache holds the tools the setup actions installed (node, python, go), which every later step of the job runs"
 	persistHookTool   = "a git hook manager, once installed in the repository, runs what these name on commit, push or checkout, outside Claude Code: husky the scripts of .husky, pre-commit the hooks of .pre-commit-config.yaml, lefthook the commands of lefthook.yml"
 )
 
 // persistsWhy says why path (a written path as the record names it:
-// relative to the work tree, or under "~/", "$TMPDIR/", "/dev/shm/" or "/var/tmp/")
+// relative to the work tree, or under "~/", "$TMPDIR/", "/dev/shm/" or "/var/tmp/",
+// or in a runner's tool cache by its absolute path)
 // runs later, outside the run; "" where it does not, as far as vigiles
 // knows. In the work tree: a git hook, config or HEAD (of any checkout in
 // it, and of a submodule's repository under .git/modules),
@@ -55,7 +57,8 @@ const (
 // skills, memory and rules, ~/.claude.json and installed plugins (not a plugin's
 // data directory, which a hook may keep its state in), a shell's
 // start-up files, git's and ssh's configuration, login autostarts and
-// ~/.local/bin. In either: Python's start-up files in a site-packages
+// ~/.local/bin. In a runner's tool cache (any other absolute path): every
+// file, which the job's later steps run. In the tree or HOME: Python's start-up files in a site-packages
 // and cargo's config (startupWhy). CLAUDE_ENV_FILE and the other scripts under
 // ~/.claude/session-env have run/env-file.
 func persistsWhy(path string) string {
@@ -67,6 +70,9 @@ func persistsWhy(path string) string {
 	}
 	if strings.HasPrefix(path, "$TMPDIR/") || strings.HasPrefix(path, shmDir) || strings.HasPrefix(path, varTmpDir) {
 		return ""
+	}
+	if strings.HasPrefix(path, "/") {
+		return persistToolCache
 	}
 	if why := startupWhy(strings.TrimPrefix(path, "./")); why != "" {
 		return why

@@ -54,6 +54,10 @@ func TestPersistsWhy(t *testing.T) {
 		{".claude/skills/s/SKILL.md", persistProject},
 		{".claude/hooks/guard.sh", ""},
 		// What a git hook manager runs on commit once installed.
+		{"/opt/hostedtoolcache/node/22.1.0/x64/bin/node", persistToolCache},
+		{"/__t/Python/3.12.0/x64/lib/python3.12/site-packages/x.pth", persistToolCache},
+		{"/var/tmp/x", ""},
+		{"/dev/shm/x", ""},
 		{".husky/pre-commit", persistHookTool},
 		{".husky/_/h", persistHookTool},
 		{"web/.husky/pre-push", persistHookTool},

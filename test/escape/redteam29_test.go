@@ -25,7 +25,8 @@ import (
 //     passed, while under Claude Code every later step runs the trojan.
 //     Each tool cache the caller's environment names is now an overlay
 //     of the scratch, its writes recorded by its absolute path and thrown
-//     away, its tools still there to run (TestRedteam29ToolCacheWriteIsRecorded);
+//     away, its tools still there to run, and named in a run/persists
+//     warning (TestRedteam29ToolCacheWriteIsRecorded);
 //     one that holds a mask of the run's is refused, never shown over it
 //     (TestRedteam29ToolCacheOverAMaskIsRefused).
 func TestRedteam29ToolCacheWriteIsRecorded(t *testing.T) {
@@ -75,9 +76,14 @@ func TestRedteam29ToolCacheWriteIsRecorded(t *testing.T) {
 			rep, out := redteam27VigilesEnv(t, r, dir, env, "test", "--dir", dir, "--format", "json", "-q")
 			failed := map[string]string{}
 			for _, f := range rep.Findings {
-				if strings.HasPrefix(f.Rule, "expect/") {
+				if strings.HasPrefix(f.Rule, "expect/") || f.Rule == "run/persists" {
 					failed[f.Rule] += f.Message + "\n"
 				}
+			}
+			// A check of the exit status alone is told that the
+			// write runs later.
+			if !strings.Contains(failed["run/persists"], node) || !strings.Contains(failed["run/persists"], "tool cache") {
+				t.Errorf("run/persists says %q; want it to name %s and the tool cache", failed["run/persists"], node)
 			}
 			for _, want := range []string{"modify " + node, "create " + filepath.Join(bin, "npx")} {
 				if !strings.Contains(failed["expect/no-write"], want) || strings.Count(failed["expect/wrote-only"], want) != 1 {
