@@ -75,6 +75,12 @@ type Options struct {
 	// running and for how long, and one naming the runs still running
 	// when ctx is cancelled; nil = quiet.
 	Progress io.Writer
+	// PolicyBase, where not nil, is the base of the change under review
+	// (a pull request's base commit, --policy-base): the first shard of
+	// a Test or an Audit (not --update-baseline) names what the work
+	// tree's policy file and baseline check less than the base's
+	// (RulePolicyWeakened, RuleBaselineByPR).
+	PolicyBase *PolicyBase
 	// MaxRuns bounds the hook runs one Test or Audit (one shard of it)
 	// starts; 0 = DefaultMaxRuns. A plan of more runs nothing and reports
 	// a plan/too-many-runs finding (verdict error).
@@ -1658,6 +1664,15 @@ func Audit(ctx context.Context, o Options) (*report.Report, error) {
 			}
 		}
 	}
+	if o.PolicyBase != nil && s.shardI == 1 && !o.UpdateBaseline {
+		// The pull request carries the policy and baseline it is
+		// audited with: what it weakens of them is named.
+		cmp := brel
+		if o.Baseline == "" {
+			cmp = ""
+		}
+		finds = append(finds, s.policyBaseFindings(o.PolicyBase, b, bErr, cmp)...)
+	}
 	var ranFs, unrunFs *ranFiles
 	if o.Baseline != "" {
 		// The files of the tree this shard's hooks run, before any of
@@ -2239,6 +2254,9 @@ func Test(ctx context.Context, o Options) (*report.Report, error) {
 	if s.shardI == 1 {
 		finds = append(finds, s.findings...)
 		finds = append(finds, planFinds...)
+		if o.PolicyBase != nil {
+			finds = append(finds, s.policyBaseFindings(o.PolicyBase, nil, nil, "")...)
+		}
 	}
 	if f := s.tooManyRuns("test", plan, mine); f != nil {
 		return s.newReport("test", nil, append(finds, *f), nil), nil
