@@ -785,6 +785,11 @@ func runActionWith(ctx context.Context, args []string, getenv func(string) strin
 		Sandbox: in.Sandbox, Egress: in.Egress, Shard: in.Shard, MaxRuns: in.MaxRuns, Jobs: in.Jobs, Executor: deps.executor,
 		Progress: &progressWriter{w: stderr},
 	}
+	if in.Command != "merge" && !in.UpdateBaseline {
+		// On a pull request, what it weakens of its base's policy file
+		// and baseline, which it is audited with, is named.
+		opts.PolicyBase = pullRequestBase(ctx, getenv, dir, in.Config, in.Baseline)
+	}
 	do := deps.test
 	switch in.Command {
 	case "audit":

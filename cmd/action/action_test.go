@@ -139,6 +139,7 @@ func newStep(t *testing.T, inputs map[string]string) *simulatedStep {
 
 func (s *simulatedStep) run(t *testing.T) {
 	t.Helper()
+	s.checkout(t)
 	getenv := func(k string) string {
 		if v, ok := s.env[k]; ok {
 			return v
@@ -148,6 +149,34 @@ func (s *simulatedStep) run(t *testing.T) {
 	deps := actionDeps{test: runner.Test, audit: runner.Audit, executor: s.exec, httpClient: s.srv.Client()}
 	err := runActionWith(context.Background(), nil, getenv, &s.stdout, &s.stderr, deps)
 	s.exitCode = exitCode(err, &s.stderr, true) // the action runs in a step log
+}
+
+// checkout makes the step's workspace what actions/checkout leaves on a
+// pull_request event, a git work tree, and the pull request's base (the
+// payload's pull_request.base.sha) its commit of the files as they are:
+// the change weakens nothing of its base's policy or baseline, which the
+// action compares it with (policybase.go). A workspace left empty, or
+// one that is a checkout already, is left as it is.
+func (s *simulatedStep) checkout(t *testing.T) {
+	t.Helper()
+	ws := s.env["GITHUB_WORKSPACE"]
+	if es, err := os.ReadDir(ws); err != nil || len(es) == 0 || s.env["GITHUB_EVENT_NAME"] != "pull_request" {
+		return
+	}
+	if _, err := os.Lstat(filepath.Join(ws, ".git")); err == nil {
+		return
+	}
+	gitIn(t, ws, "init", "-q")
+	gitIn(t, ws, "add", "-A")
+	gitIn(t, ws, "commit", "-q", "--allow-empty", "-m", "base")
+	payload, err := os.ReadFile(s.env["GITHUB_EVENT_PATH"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	payload = bytes.Replace(payload, []byte("1111111111111111111111111111111111111111"), []byte(gitIn(t, ws, "rev-parse", "HEAD")), 1)
+	if err := os.WriteFile(s.env["GITHUB_EVENT_PATH"], payload, 0o644); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // failedOwnError checks a step that failed for an error of vigiles' own

@@ -41,6 +41,7 @@ func TestActionFileInputNamingADirectory(t *testing.T) {
 			tc.inputs["check-run"] = "false"
 			s := newStep(t, tc.inputs)
 			ws := s.env["GITHUB_WORKSPACE"]
+			s.checkout(t) // as actions/checkout leaves it, before the step
 			before := listDir(t, ws)
 			s.run(t) // s.exec records any hook it is asked to run
 			code := s.exitCode

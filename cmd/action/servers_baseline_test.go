@@ -29,6 +29,7 @@ func (s *simulatedStep) runIdleHooks(t *testing.T, files map[string]string) {
 	canned := &runnertest.Canned{F: func(sandbox.Spec, []byte) (*sandbox.Result, error) {
 		return &sandbox.Result{Tier: sandbox.TierConfined, Writes: []evidence.Write{}, Egress: []evidence.Egress{}, DurationMs: 1}, nil
 	}}
+	s.checkout(t)
 	getenv := func(k string) string { return s.env[k] }
 	deps := actionDeps{test: runner.Test, audit: runner.Audit, executor: canned, httpClient: s.srv.Client()}
 	err := runActionWith(context.Background(), nil, getenv, &s.stdout, &s.stderr, deps)

@@ -1,0 +1,225 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/vigiles/action/pkg/runner"
+)
+
+// The base of a change, read from git: a pull request is audited with the
+// policy file and baseline it carries, and the runner names what it
+// weakens of the base's (runner.PolicyBase). git runs here, in vigiles'
+// own process, outside any sandbox, with the caller's git: it reads the
+// object store, which no hook has run in, and never the work tree's
+// files (no checkout, no filter, no textconv: cat-file of a blob).
+
+// maxBasePolicy and maxBaseBaseline bound what is read of the base's
+// policy file and baseline: as the work tree's are bounded.
+const (
+	maxBasePolicy   = 4 << 20
+	maxBaseBaseline = 16 << 20
+)
+
+// fullSHA is a commit's name as a pull_request event gives it.
+var fullSHA = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[0-9a-f]{40}([0-9a-f]{24})?$`) })
+
+// pullRequestBase is the base of the pull request a pull_request or
+// pull_request_target event (GITHUB_EVENT_NAME) runs for, read from its
+// payload (GITHUB_EVENT_PATH, pull_request.base.sha) and from git in dir,
+// fetched once from origin where a shallow clone lacks it; nil on any
+// other event. config and baseline are the work tree's files, relative to
+// dir ("" baseline: none).
+func pullRequestBase(ctx context.Context, getenv func(string) string, dir, config, baseline string) *runner.PolicyBase {
+	switch getenv("GITHUB_EVENT_NAME") {
+	case "pull_request", "pull_request_target":
+	default:
+		return nil
+	}
+	unread := func(format string, a ...any) *runner.PolicyBase {
+		return &runner.PolicyBase{Name: "the pull request's base", Unread: fmt.Sprintf(format, a...)}
+	}
+	p := getenv("GITHUB_EVENT_PATH")
+	if p == "" {
+		return unread("GITHUB_EVENT_PATH is not set, so the base commit (pull_request.base.sha) is not known")
+	}
+	f, err := os.Open(p)
+	if err != nil {
+		return unread("reading the event payload: %v", err)
+	}
+	data, err := io.ReadAll(io.LimitReader(f, 64<<20))
+	f.Close()
+	if err != nil {
+		return unread("reading the event payload: %v", err)
+	}
+	var ev struct {
+		PullRequest *struct {
+			Base struct {
+				SHA string `json:"sha"`
+			} `json:"base"`
+		} `json:"pull_request"`
+	}
+	if err := json.Unmarshal(data, &ev); err != nil {
+		return unread("the event payload does not parse: %v", err)
+	}
+	if ev.PullRequest == nil || !fullSHA().MatchString(ev.PullRequest.Base.SHA) {
+		return unread("the event payload has no commit at pull_request.base.sha")
+	}
+	sha := ev.PullRequest.Base.SHA
+	return readPolicyBase(ctx, dir, sha, "the pull request's base "+sha[:12], true, config, baseline)
+}
+
+// readPolicyBase reads the policy file and baseline of the git revision
+// rev (named so in findings) in the repository that holds dir, fetching
+// rev once from origin (--depth=1) where fetch is set and the clone lacks
+// it. What cannot be read is said in Unread, never an error: the run goes
+// on, and the warning says what to do.
+func readPolicyBase(ctx context.Context, dir, rev, name string, fetch bool, config, baseline string) *runner.PolicyBase {
+	pb := &runner.PolicyBase{Name: name}
+	if rev == "" || strings.HasPrefix(rev, "-") {
+		pb.Unread = fmt.Sprintf("%q names no revision", rev)
+		return pb
+	}
+	top, err := git(ctx, dir, 4096, "rev-parse", "--show-toplevel")
+	if err != nil {
+		pb.Unread = fmt.Sprintf("the work tree is not in a git repository vigiles can read (%v)", err)
+		return pb
+	}
+	topDir := strings.TrimSuffix(string(top), "\n")
+	commit, err := git(ctx, dir, 4096, "rev-parse", "--verify", "--quiet", "--end-of-options", rev+"^{commit}")
+	if err != nil && fetch {
+		if _, ferr := git(ctx, dir, 1<<20, "fetch", "--no-tags", "--depth=1", "origin", rev); ferr == nil {
+			commit, err = git(ctx, dir, 4096, "rev-parse", "--verify", "--quiet", "--end-of-options", rev+"^{commit}")
+		} else {
+			err = ferr
+		}
+	}
+	if err != nil {
+		if fetch {
+			pb.Unread = fmt.Sprintf("the commit is not in this clone, and fetching it from origin failed (%v); check out with its history: actions/checkout's fetch-depth: 0 (or 2, which holds a pull request's base)", err)
+		} else {
+			pb.Unread = fmt.Sprintf("this clone has no commit %s (%v); fetch it, or name a branch, tag or commit it has", strconv.Quote(rev), err)
+		}
+		return pb
+	}
+	c := strings.TrimSpace(string(commit))
+	if config == "" {
+		config = runner.DefaultConfig
+	}
+	if rel, ok := inRepo(topDir, dir, config); ok {
+		pb.Policy, pb.PolicyThere, err = blobAt(ctx, dir, c, rel, maxBasePolicy)
+		if err != nil {
+			pb.Unread = fmt.Sprintf("reading %s of it: %v", rel, err)
+			return pb
+		}
+	}
+	if baseline != "" {
+		if rel, ok := inRepo(topDir, dir, baseline); ok {
+			pb.Baseline, pb.BaselineThere, err = blobAt(ctx, dir, c, rel, maxBaseBaseline)
+			if err != nil {
+				pb.Unread = fmt.Sprintf("reading %s of it: %v", rel, err)
+				return pb
+			}
+		}
+	}
+	return pb
+}
+
+// inRepo is the path p (relative to dir, or absolute) relative to the
+// repository's top, slash-separated; false where it is outside it.
+func inRepo(top, dir, p string) (string, bool) {
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(dir, p)
+	}
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		return "", false
+	}
+	// The directory as git sees it: links resolved, as --show-toplevel.
+	if d, err := filepath.EvalSymlinks(filepath.Dir(abs)); err == nil {
+		abs = filepath.Join(d, filepath.Base(abs))
+	}
+	if t, err := filepath.EvalSymlinks(top); err == nil {
+		top = t
+	}
+	rel, err := filepath.Rel(top, abs)
+	if err != nil || !filepath.IsLocal(rel) {
+		return "", false
+	}
+	return filepath.ToSlash(rel), true
+}
+
+// blobAt is the file rel of commit, false where commit has none; a file
+// larger than max is an error.
+func blobAt(ctx context.Context, dir, commit, rel string, max int) ([]byte, bool, error) {
+	obj, err := git(ctx, dir, 4096, "rev-parse", "--verify", "--quiet", "--end-of-options", commit+":"+rel)
+	if err != nil {
+		return nil, false, nil // not there (or not a blob: cat-file says)
+	}
+	id := strings.TrimSpace(string(obj))
+	if kind, err := git(ctx, dir, 64, "cat-file", "-t", id); err != nil || strings.TrimSpace(string(kind)) != "blob" {
+		return nil, false, nil // a directory of that name: no file
+	}
+	data, err := git(ctx, dir, max, "cat-file", "blob", id)
+	if err != nil {
+		return nil, false, err
+	}
+	return data, true, nil
+}
+
+// errTooLarge is git's output past what the caller reads.
+var errTooLarge = errors.New("larger than vigiles reads")
+
+// git runs the caller's git in dir with args, and returns its output, at
+// most max bytes; its error names git's own message. Hooks are off (a
+// fetch runs reference-transaction hooks), and it never asks for a
+// password.
+func git(ctx context.Context, dir string, max int, args ...string) ([]byte, error) {
+	cmd := exec.CommandContext(ctx, "git", append([]string{"-C", dir, "-c", "core.hooksPath=/dev/null", "-c", "core.fsmonitor=false"}, args...)...)
+	cmd.Env = append(os.Environ(), "GIT_TERMINAL_PROMPT=0", "GIT_ASKPASS=true", "SSH_ASKPASS=true")
+	var out capped
+	out.max = max
+	var stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &stderr
+	err := cmd.Run()
+	if out.over {
+		return nil, errTooLarge
+	}
+	if err != nil {
+		msg := strings.TrimSpace(stderr.String())
+		if len(msg) > 300 {
+			msg = msg[:300] + "…"
+		}
+		if msg == "" {
+			return nil, fmt.Errorf("git %s: %w", args[0], err)
+		}
+		return nil, fmt.Errorf("git %s: %w: %s", args[0], err, msg)
+	}
+	return out.b.Bytes(), nil
+}
+
+// capped is a writer that keeps up to max bytes and notes more.
+type capped struct {
+	b    bytes.Buffer
+	max  int
+	over bool
+}
+
+func (c *capped) Write(p []byte) (int, error) {
+	if c.b.Len()+len(p) > c.max {
+		c.over = true
+		return 0, errTooLarge
+	}
+	return c.b.Write(p)
+}
