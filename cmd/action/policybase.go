@@ -77,7 +77,7 @@ func pullRequestBase(ctx context.Context, getenv func(string) string, dir, confi
 		return unread("the event payload has no commit at pull_request.base.sha")
 	}
 	sha := ev.PullRequest.Base.SHA
-	return readPolicyBase(ctx, dir, sha, "the pull request's base "+sha[:12], true, config, baseline)
+	return readPolicyBase(ctx, dir, sha, "the pull request's base", true, config, baseline)
 }
 
 // readPolicyBase reads the policy file and baseline of the git revision
@@ -107,13 +107,14 @@ func readPolicyBase(ctx context.Context, dir, rev, name string, fetch bool, conf
 	}
 	if err != nil {
 		if fetch {
-			pb.Unread = fmt.Sprintf("the commit is not in this clone, and fetching it from origin failed (%v); check out with its history: actions/checkout's fetch-depth: 0 (or 2, which holds a pull request's base)", err)
+			pb.Unread = fmt.Sprintf("its commit %s is not in this clone, and fetching it from origin failed (%v); check out with its history: actions/checkout's fetch-depth: 0 (or 2, which holds a pull request's base)", rev, err)
 		} else {
 			pb.Unread = fmt.Sprintf("this clone has no commit %s (%v); fetch it, or name a branch, tag or commit it has", strconv.Quote(rev), err)
 		}
 		return pb
 	}
 	c := strings.TrimSpace(string(commit))
+	pb.Commit = c
 	if config == "" {
 		config = runner.DefaultConfig
 	}

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -285,6 +286,13 @@ func TestActionNamesWhatThePullRequestWeakens(t *testing.T) {
 	}
 	if !strings.Contains(weak[0].Message, "the pull request's base") || !strings.Contains(acc[0].Message, "collect.evil.example.test") {
 		t.Errorf("the findings do not name the base and the host: %+v %+v", weak[0], acc[0])
+	}
+	// The base's commit in the evidence, not the message: an alert
+	// keeps its fingerprint as the base moves.
+	for _, f := range append(weak, acc...) {
+		if !fullSHA().MatchString(strings.TrimPrefix(f.Evidence, "base commit ")) || regexp.MustCompile(`[0-9a-f]{40}`).MatchString(f.Message) {
+			t.Errorf("the base's commit is not the evidence alone: %+v", f)
+		}
 	}
 	for _, want := range []string{"FORGED-CHECK", "FORGED-HOST", runner.RulePolicyWeakened, runner.RuleBaselineByPR} {
 		if !strings.Contains(s.stdout.String(), want) {

@@ -49,6 +49,9 @@ type PolicyBase struct {
 	// Name says which base it is, in findings: "the pull request's base
 	// 0123abcd…", "--policy-base main".
 	Name string
+	// Commit is the base's commit, which each finding's evidence names
+	// (not its message: an alert keeps its fingerprint as the base moves).
+	Commit string
 	// Unread, where not "", says why the base could not be read (and
 	// what to do): one RulePolicyBase warning, nothing compared.
 	Unread string
@@ -81,7 +84,7 @@ func (s *session) policyBaseFindings(pb *PolicyBase, b *Baseline, bErr error, br
 				Title: "base not compared", Message: fmt.Sprintf("the policy file of %s does not parse, so this change's %s was not compared with it", pb.Name, shownName(s.cfg.File))})
 		case s.policy == "":
 			finds = append(finds, report.Finding{Rule: RulePolicyWeakened, Severity: report.SeverityWarning, Location: report.Location{File: s.cfg.File},
-				Title: "policy weakened", Message: fmt.Sprintf("this change removes the policy file %s that %s has, with its %d check(s) and every setting it gives", shownName(s.cfg.File), pb.Name, len(base.Checks))})
+				Title: "policy weakened by this change", Message: fmt.Sprintf("this change removes the policy file %s that %s has, with its %d check(s) and every setting it gives", shownName(s.cfg.File), pb.Name, len(base.Checks))})
 		default:
 			head, _ := os.ReadFile(s.abs(s.cfg.File))
 			finds = append(finds, comparePolicy(base, s.cfg, head, pb.Name)...)
@@ -101,6 +104,11 @@ func (s *session) policyBaseFindings(pb *PolicyBase, b *Baseline, bErr error, br
 			}
 			head, _ := os.ReadFile(s.abs(brel))
 			finds = append(finds, compareBaselines(base, b, brel, head, pb.Name)...)
+		}
+	}
+	if pb.Commit != "" {
+		for i := range finds {
+			finds[i].Evidence = "base commit " + pb.Commit
 		}
 	}
 	return finds
