@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/vigiles/action/pkg/runner"
 )
@@ -31,6 +32,9 @@ const (
 	maxBasePolicy   = 4 << 20
 	maxBaseBaseline = 16 << 20
 )
+
+// maxFetch bounds the one fetch of a base a shallow clone lacks.
+const maxFetch = 2 * time.Minute
 
 // fullSHA is a commit's name as a pull_request event gives it.
 var fullSHA = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[0-9a-f]{40}([0-9a-f]{24})?$`) })
@@ -99,7 +103,12 @@ func readPolicyBase(ctx context.Context, dir, rev, name string, fetch bool, conf
 	topDir := strings.TrimSuffix(string(top), "\n")
 	commit, err := git(ctx, dir, 4096, "rev-parse", "--verify", "--quiet", "--end-of-options", rev+"^{commit}")
 	if err != nil && fetch {
-		if _, ferr := git(ctx, dir, 1<<20, "fetch", "--no-tags", "--depth=1", "origin", rev); ferr == nil {
+		// Bounded: a remote that never answers (or an ssh that waits for
+		// a host key's answer) keeps no run from its hooks.
+		fctx, cancel := context.WithTimeout(ctx, maxFetch)
+		_, ferr := git(fctx, dir, 1<<20, "fetch", "--no-tags", "--depth=1", "origin", rev)
+		cancel()
+		if ferr == nil {
 			commit, err = git(ctx, dir, 4096, "rev-parse", "--verify", "--quiet", "--end-of-options", rev+"^{commit}")
 		} else {
 			err = ferr
@@ -189,6 +198,9 @@ var errTooLarge = errors.New("larger than vigiles reads")
 func git(ctx context.Context, dir string, max int, args ...string) ([]byte, error) {
 	cmd := exec.CommandContext(ctx, "git", append([]string{"-C", dir, "-c", "core.hooksPath=/dev/null", "-c", "core.fsmonitor=false"}, args...)...)
 	cmd.Env = append(os.Environ(), "GIT_TERMINAL_PROMPT=0", "GIT_ASKPASS=true", "SSH_ASKPASS=true")
+	// A helper git started (ssh, a remote helper) that outlives it holds
+	// the output's pipe: Wait gives up on it after this.
+	cmd.WaitDelay = 5 * time.Second
 	var out capped
 	out.max = max
 	var stderr bytes.Buffer

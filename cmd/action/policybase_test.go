@@ -196,6 +196,15 @@ func TestPolicyBaseNamesWhatThePullRequestWeakens(t *testing.T) {
 	if weak := findingsOf(rep, runner.RulePolicyWeakened); code != 0 || len(weak) != 1 || len(findingsOf(rep, runner.RuleBaselineByPR)) != 0 {
 		t.Errorf("test --policy-base: exit %d, %+v, want the check's removal named, and no baseline's", code, rep.Findings)
 	}
+	// A change that deletes the policy file: the audit runs on the
+	// built-in policy, every check and setting of the base's gone.
+	if err := os.Remove(filepath.Join(dir, ".vigiles.yml")); err != nil {
+		t.Fatal(err)
+	}
+	code, rep = reportOf(t, "audit", "--dir", dir, "--policy-base", base)
+	if weak := findingsOf(rep, runner.RulePolicyWeakened); code != 0 || len(weak) != 1 || !strings.Contains(weak[0].Message, "removes the policy file .vigiles.yml") {
+		t.Errorf("audit --policy-base of a change that deletes the policy file: exit %d, %+v, want its removal named", code, weak)
+	}
 }
 
 // TestPolicyBaseStrengthenedIsNoFinding: a pull request that adds a

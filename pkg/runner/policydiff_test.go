@@ -13,8 +13,13 @@ defaults:
   egress:
     mode: deny
   timeout: 30s
+  linger: 2s
+  limits:
+    pids: 256
 plugins:
   untrusted: ["plugins/*"]
+payloads:
+  Bash: {command: "rm -rf /"}
 checks:
   - name: guard blocks rm
     hook: guard
@@ -37,6 +42,8 @@ checks:
     event: Stop
     expect:
       exit-code: 0
+      max-duration: 5s
+      json: {hookSpecificOutput.permissionDecision: deny}
 `
 
 func parsedPolicy(t *testing.T, text string) *Config {
@@ -60,11 +67,11 @@ func TestPolicyWeakenedNamesEachChange(t *testing.T) {
 		line           int      // the first finding's line, 0: any
 	}{
 		{"check removed", "  - name: notes stay offline\n    hook: notes\n    event: Stop\n    expect:\n      no-egress: true\n      wrote-only: [\".claude/notes/**\"]\n      egress-only: [api.example.test]\n", "",
-			[]string{`the check "notes stay offline" is removed (it expected no-egress, wrote-only, egress-only)`}, 9},
+			[]string{`the check "notes stay offline" is removed (it expected no-egress, wrote-only, egress-only)`}, 14},
 		{"expectation removed", "      no-egress: true\n      no-write", "      no-write",
 			[]string{`the check "guard blocks rm": the expectation no-egress is removed (it was true)`}, 0},
 		{"blocked turned", "      blocked: true", "      blocked: false",
-			[]string{`the check "guard blocks rm": blocked is false, where it was true`}, 16},
+			[]string{`the check "guard blocks rm": blocked is false, where it was true`}, 21},
 		{"no-write narrowed", `no-write: [".git/**", "~/**"]`, `no-write: [".git/**"]`,
 			[]string{`no-write no longer forbids "~/**"`}, 0},
 		{"wrote-only widened", `wrote-only: [".claude/notes/**"]`, `wrote-only: [".claude/notes/**", "~/.bashrc"]`,
@@ -85,6 +92,18 @@ func TestPolicyWeakenedNamesEachChange(t *testing.T) {
 			[]string{`the check "formatter exits 0": trusted: true`}, 0},
 		{"check points elsewhere", "    hook: guard\n", "    hook: other\n",
 			[]string{`the check "guard blocks rm": runs the hook "other", where it ran the hook "guard"`}, 0},
+		{"limit lowered", "    pids: 256", "    pids: 40",
+			[]string{"defaults.limits.pids is 40, where it was 256"}, 9},
+		{"linger lowered", "linger: 2s", "linger: 0s",
+			[]string{"defaults.linger is 0s, where it was 2s"}, 0},
+		{"payload changed", `Bash: {command: "rm -rf /"}`, `Bash: {command: "ls"}`,
+			[]string{`payloads.Bash is {"command":"ls"}, where it was {"command":"rm -rf /"}`}, 0},
+		{"max-duration raised", "max-duration: 5s", "max-duration: 1h",
+			[]string{"max-duration is 1h0m0s, where it was 5s"}, 0},
+		{"exit-code changed", "exit-code: 0", "exit-code: 1",
+			[]string{"exit-code is 1, where it was 0"}, 0},
+		{"json changed", "permissionDecision: deny}", "permissionDecision: allow}",
+			[]string{`json expects "hookSpecificOutput.permissionDecision" to be "allow", where it was "deny"`}, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if !strings.Contains(basePolicy, tc.from) {
