@@ -196,7 +196,20 @@ var errTooLarge = errors.New("larger than vigiles reads")
 // fetch runs reference-transaction hooks), and it never asks for a
 // password.
 func git(ctx context.Context, dir string, max int, args ...string) ([]byte, error) {
-	cmd := exec.CommandContext(ctx, "git", append([]string{"-C", dir, "-c", "core.hooksPath=/dev/null", "-c", "core.fsmonitor=false"}, args...)...)
+	opts := []string{"-C", dir, "-c", "core.hooksPath=/dev/null", "-c", "core.fsmonitor=false"}
+	if args[0] != "fetch" {
+		// Reading a commit's objects runs nothing the repository's config
+		// names (no hook, no fsmonitor, no filter or textconv for
+		// cat-file blob, no pager on a pipe), so a checkout of another
+		// uid's is read too: a container job's root over the runner's
+		// workspace, which actions/checkout marks safe for its own steps
+		// alone, where git refused it ("dubious ownership") and every such
+		// check warned policy/base-unread. A fetch, which may start the
+		// ssh command or credential helper that config names, is left to
+		// git's ownership check.
+		opts = append(opts, "-c", "safe.directory=*")
+	}
+	cmd := exec.CommandContext(ctx, "git", append(opts, args...)...)
 	cmd.Env = append(os.Environ(), "GIT_TERMINAL_PROMPT=0", "GIT_ASKPASS=true", "SSH_ASKPASS=true")
 	// A helper git started (ssh, a remote helper) that outlives it holds
 	// the output's pipe: Wait gives up on it after this.

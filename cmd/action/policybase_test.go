@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"os"
 	"os/exec"
+	"os/user"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -204,6 +206,41 @@ func TestPolicyBaseNamesWhatThePullRequestWeakens(t *testing.T) {
 	code, rep = reportOf(t, "audit", "--dir", dir, "--policy-base", base)
 	if weak := findingsOf(rep, runner.RulePolicyWeakened); code != 0 || len(weak) != 1 || !strings.Contains(weak[0].Message, "removes the policy file .vigiles.yml") {
 		t.Errorf("audit --policy-base of a change that deletes the policy file: exit %d, %+v, want its removal named", code, weak)
+	}
+}
+
+// TestPolicyBaseOfACheckoutAnotherUidOwns: a root caller's audit of a
+// checkout another uid owns (a container job's root over the runner's
+// workspace, which actions/checkout marks safe for its own steps alone)
+// reads the base's files all the same, where git refused the repository
+// ("dubious ownership") and the comparison was a policy/base-unread
+// warning in every such job.
+func TestPolicyBaseOfACheckoutAnotherUidOwns(t *testing.T) {
+	sandboxtest.RequireConfinement(t)
+	if os.Geteuid() != 0 {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("CI runs as root, and the test needs root to give the checkout to another uid")
+		}
+		t.Skip("needs root, to give the checkout to another uid")
+	}
+	dir, _ := filepath.EvalSymlinks(t.TempDir())
+	base := weakenedPR(t, dir)
+	u, err := user.Lookup("nobody")
+	if err != nil {
+		t.Fatal(err)
+	}
+	uid, _ := strconv.Atoi(u.Uid)
+	if err := filepath.Walk(dir, func(p string, _ os.FileInfo, _ error) error { return os.Lchown(p, uid, -1) }); err != nil {
+		t.Fatal(err)
+	}
+	// The sandbox runs as the tree's owner, who must reach it.
+	os.Chmod(filepath.Dir(dir), 0o755)
+	code, rep := reportOf(t, "audit", "--dir", dir, "--policy-base", base)
+	if unread := findingsOf(rep, runner.RulePolicyBase); len(unread) != 0 {
+		t.Fatalf("audit --policy-base of a checkout nobody owns: exit %d, %+v, want the base read", code, unread)
+	}
+	if weak := findingsOf(rep, runner.RulePolicyWeakened); code != 0 || len(weak) != 1 {
+		t.Errorf("audit --policy-base of a checkout nobody owns: exit %d, %+v, want the check's removal named", code, weak)
 	}
 }
 
