@@ -530,21 +530,19 @@ func runInit(cfg initConfig, done func()) (res initResult) {
 	// is the user's own and 0700 where a session has a private one (macOS);
 	// and to /dev/shm, the host's, which a command run in the open as root
 	// would change for every process of the host.
-	homeRoot, err := dirState(home, copyXattrSet)
-	if err != nil {
-		return failResult(refuse("preparing scratch: %w", err))
+	// In the record's order: /dev/shm and /var/tmp before the tool
+	// caches, HOME and TMPDIR after.
+	early := []scratchArea{{dir: shm, name: sandboxShm, at: sandboxShm}}
+	if varTmpAt != "" {
+		early = append(early, scratchArea{dir: varTmp, name: sandboxVarTmp, at: varTmpAt})
 	}
-	tmpRoot, err := dirState(tmp, copyXattrSet)
-	if err != nil {
-		return failResult(refuse("preparing scratch: %w", err))
-	}
-	shmRoot, err := dirState(shm, copyXattrSet)
-	if err != nil {
-		return failResult(refuse("preparing scratch: %w", err))
-	}
-	varTmpRoot, err := dirState(varTmp, copyXattrSet)
-	if err != nil {
-		return failResult(refuse("preparing scratch: %w", err))
+	late := []scratchArea{{dir: home, name: "~", at: sandboxHome, files: files}, {dir: tmp, name: "$TMPDIR", at: sandboxTmp}}
+	for _, areas := range [][]scratchArea{early, late} {
+		for i := range areas {
+			if areas[i].root, err = dirState(areas[i].dir, copyXattrSet); err != nil {
+				return failResult(refuse("preparing scratch: %w", err))
+			}
+		}
 	}
 
 	// The mounts are made: the reaper gets its config now and confines
@@ -661,62 +659,16 @@ func runInit(cfg initConfig, done func()) (res initResult) {
 		writes, atLimit, werr = snap.diffSized(scratchDir+"/copy", fileLimit)
 	}
 	if werr == nil {
-		var hw, tw []evidence.Write
-		var sw []evidence.Write
-		hw, hit, werr = upperWritesSized(home, "~/", fileLimit)
-		atLimit = atLimit || hit
-		if werr == nil {
-			tw, hit, werr = upperWritesSized(tmp, "$TMPDIR/", fileLimit)
-			atLimit = atLimit || hit
-		}
-		if werr == nil {
-			sw, hit, werr = upperWritesSized(shm, sandboxShm+"/", fileLimit)
-			atLimit = atLimit || hit
-		}
-		var vw []evidence.Write
-		if werr == nil && varTmpAt != "" {
-			vw, hit, werr = upperWritesSized(varTmp, sandboxVarTmp+"/", fileLimit)
-			atLimit = atLimit || hit
-			vw = made.drop(vw, sandboxVarTmp+"/", varTmpAt)
-		}
-		// The made files first: one the command removed is a delete
-		// beneath its made directories, which drop then places.
-		hw = files.drop(hw, "~/", sandboxHome)
-		sw, hw, tw = made.drop(sw, sandboxShm+"/", sandboxShm), made.drop(hw, "~/", sandboxHome), made.drop(tw, "$TMPDIR/", sandboxTmp)
-		if werr == nil {
-			var changed bool
-			if changed, werr = homeRoot.changed(home); changed {
-				hw = append([]evidence.Write{{Path: "~", Op: evidence.OpModify, Kind: "dir"}}, hw...)
-			}
-		}
-		if werr == nil {
-			var changed bool
-			if changed, werr = tmpRoot.changed(tmp); changed {
-				tw = append([]evidence.Write{{Path: "$TMPDIR", Op: evidence.OpModify, Kind: "dir"}}, tw...)
-			}
-		}
-		if werr == nil {
-			var changed bool
-			if changed, werr = shmRoot.changed(shm); changed {
-				sw = append([]evidence.Write{{Path: sandboxShm, Op: evidence.OpModify, Kind: "dir"}}, sw...)
-			}
-		}
-		if werr == nil && varTmpAt != "" {
-			var changed bool
-			if changed, werr = varTmpRoot.changed(varTmp); changed {
-				vw = append([]evidence.Write{{Path: sandboxVarTmp, Op: evidence.OpModify, Kind: "dir"}}, vw...)
-			}
-		}
-		var cw []evidence.Write
+		var ew, cw, lw []evidence.Write
+		ew, atLimit, werr = recordAreas(early, made, fileLimit, atLimit)
 		if werr == nil && len(tcs) > 0 {
 			cw, hit, werr = toolCacheWrites(tcs, fileLimit)
 			atLimit = atLimit || hit
 		}
-		writes = append(writes, sw...)
-		writes = append(writes, vw...)
-		writes = append(writes, cw...)
-		writes = append(writes, hw...)
-		writes = append(writes, tw...)
+		if werr == nil {
+			lw, atLimit, werr = recordAreas(late, made, fileLimit, atLimit)
+		}
+		writes = slices.Concat(writes, ew, cw, lw)
 	}
 	if egressCh != nil {
 		e := <-egressCh
@@ -921,6 +873,51 @@ func varTmpMountPoint() (string, error) {
 		return "", err
 	}
 	return mp, nil
+}
+
+// scratchArea is one of the run's throwaway places, empty at its start
+// and recorded from its directory of the scratch: HOME, TMPDIR, /dev/shm,
+// /var/tmp.
+type scratchArea struct {
+	dir  string // its directory in the scratch, which the record walks
+	name string // how the record names it: "~", "$TMPDIR", "/dev/shm", "/var/tmp"
+	at   string // where the command sees it, which the made directories are named by
+	// files are the files the init made there before the command (HOME's
+	// HomeFiles), in no record unless the command changed them.
+	files madeFiles
+	root  *rootState // its own directory's state before the command
+}
+
+// recordAreas reads the record of each area in turn, until an error:
+// what the command left there, but for the files and directories the init
+// made (made, a.files), and its own directory where the command changed
+// it (chmod 777 ~), named by itself. atLimit is whether a file of an
+// earlier place reached the file-size limit, and is returned with those
+// of areas.
+func recordAreas(areas []scratchArea, made madeDirs, fileLimit int64, atLimit bool) ([]evidence.Write, bool, error) {
+	var out []evidence.Write
+	for _, a := range areas {
+		ws, hit, err := upperWritesSized(a.dir, a.name+"/", fileLimit)
+		atLimit = atLimit || hit
+		if err != nil {
+			return nil, atLimit, err
+		}
+		// The made files first: one the command removed is a delete
+		// beneath its made directories, which drop then places.
+		if a.files != nil {
+			ws = a.files.drop(ws, a.name+"/", a.at)
+		}
+		ws = made.drop(ws, a.name+"/", a.at)
+		changed, err := a.root.changed(a.dir)
+		if err != nil {
+			return nil, atLimit, err
+		}
+		if changed {
+			out = append(out, evidence.Write{Path: a.name, Op: evidence.OpModify, Kind: "dir"})
+		}
+		out = append(out, ws...)
+	}
+	return out, atLimit, nil
 }
 
 // writableDirs are the places the command may write, each recorded: the
