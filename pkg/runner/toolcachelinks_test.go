@@ -68,7 +68,10 @@ func TestWroteOnlyLinkInAToolCache(t *testing.T) {
 				}
 				return
 			}
-			if len(fs) != 1 || fs[0].Evidence != c.want {
+			if len(fs) != 1 {
+				t.Fatalf("%v; want one %s finding, evidence %q", findingLines(fs), ExpWroteOnly, c.want)
+			}
+			if fs[0].Evidence != c.want {
 				t.Errorf("%v (evidence %q); want one %s finding, evidence %q", findingLines(fs), fs[0].Evidence, ExpWroteOnly, c.want)
 			}
 		})
