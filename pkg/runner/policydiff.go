@@ -190,6 +190,13 @@ func comparePolicy(base, head *Config, headData []byte, baseName string) []repor
 	}
 	if lowered(bd.Timeout, hd.Timeout) {
 		add(at("defaults", "timeout"), "defaults.timeout is %s, where it was %s", hd.Timeout, durationName(bd.Timeout))
+	} else if hd.Timeout == 0 && bd.Timeout > sandbox.DefaultTimeout {
+		// Unset, a hook that gives no timeout of its own waits vigiles'
+		// default, shorter than the base's.
+		add(at("defaults"), "defaults.timeout is not set (a hook without its own timeout waits %s), where it was %s", sandbox.DefaultTimeout, bd.Timeout)
+	}
+	if hd.RootSandbox && !bd.RootSandbox {
+		add(at("defaults", "root-sandbox"), "defaults.root-sandbox is true: a root caller's sandbox runs as the host's root, which reads root-only files, where it ran as an unprivileged uid")
 	}
 	if bd.Linger > 0 && hd.Linger < bd.Linger {
 		add(at("defaults", "linger"), "defaults.linger is %s, where it was %s", hd.Linger, bd.Linger)
@@ -243,6 +250,13 @@ func comparePolicy(base, head *Config, headData []byte, baseName string) []repor
 			add(at("payloads", tool), "payloads.%s is %s, where it was %s", tool, compactJSON(hp), compactJSON(base.Payloads[tool]))
 		}
 	}
+	// A payload for a tool the base gave none replaces the default input
+	// every hook of that tool is sent, as a changed one does.
+	for _, tool := range sortedKeys(head.Payloads) {
+		if _, ok := base.Payloads[tool]; !ok {
+			add(at("payloads", tool), "payloads.%s is %s, where the base sent vigiles' default input", tool, compactJSON(head.Payloads[tool]))
+		}
+	}
 
 	// Checks.
 	heads := map[string]*Check{}
@@ -264,7 +278,7 @@ func comparePolicy(base, head *Config, headData []byte, baseName string) []repor
 			add(at("checks"), "the check %q is removed (it expected %s)", bc.Name, noneIfEmpty(strings.Join(kinds, ", ")))
 			continue
 		}
-		ch = append(ch, compareCheck(bc, hc)...)
+		ch = append(ch, compareCheck(bc, hc, bd.Timeout, hd.Timeout)...)
 	}
 
 	finds := make([]report.Finding, 0, len(ch))
@@ -276,8 +290,8 @@ func comparePolicy(base, head *Config, headData []byte, baseName string) []repor
 }
 
 // compareCheck names what the check hc checks less than bc, of the same
-// name.
-func compareCheck(bc, hc *Check) []policyChange {
+// name; bdt and hdt are the base's and the head's defaults.timeout.
+func compareCheck(bc, hc *Check, bdt, hdt time.Duration) []policyChange {
 	var ch []policyChange
 	add := func(l report.Location, format string, a ...any) {
 		ch = append(ch, policyChange{l, fmt.Sprintf("the check %q: ", hc.Name) + fmt.Sprintf(format, a...)})
@@ -297,8 +311,22 @@ func compareCheck(bc, hc *Check) []policyChange {
 	if !reflect.DeepEqual(hc.Payload, bc.Payload) {
 		add(hc.Loc, "sends the payload %s, where it sent %s", compactJSON(hc.Payload), compactJSON(bc.Payload))
 	}
+	if !slices.Equal(sortedEnv(hc.Env), sortedEnv(bc.Env)) {
+		// What the hook reads of its environment is its input too: a
+		// variable it acts on (CLAUDE_CODE_REMOTE) can keep it quiet.
+		add(hc.Loc, "sets the environment [%s], where it set [%s]", quoteList(hc.Env), quoteList(bc.Env))
+	}
 	if lowered(bc.Timeout, hc.Timeout) {
 		add(hc.Loc, "timeout is %s, where it was %s", hc.Timeout, durationName(bc.Timeout))
+	} else if hc.Timeout == 0 && bc.Timeout > 0 {
+		// Unset, the hook waits its own timeout up to defaults.timeout,
+		// else defaults.timeout, else vigiles' default.
+		switch {
+		case hdt > 0 && hdt < bc.Timeout:
+			add(hc.Loc, "timeout is not set (the hook waits at most %s, defaults.timeout), where it was %s", hdt, bc.Timeout)
+		case hdt == 0 && sandbox.DefaultTimeout < bc.Timeout:
+			add(hc.Loc, "timeout is not set (the hook waits its own timeout, else %s), where it was %s", sandbox.DefaultTimeout, bc.Timeout)
+		}
 	}
 	heads := map[string]*Expectation{}
 	for _, x := range hc.Expect {
@@ -451,6 +479,34 @@ func compareBaselines(base, head *Baseline, file string, headData []byte, baseNa
 		if hr.Lingered && !br.Lingered {
 			add(lineOf(id), "accepts that %q leaves processes running", id)
 		}
+		if h := orNothing(hr.Env); h != "" && h != orNothing(br.Env) {
+			// The audit compares the env file with the baseline's text:
+			// what it accepts there Claude Code runs before each Bash
+			// command.
+			add(lineOf(id, "env"), "accepts that %q leaves %q in CLAUDE_ENV_FILE, which Claude Code runs before each Bash command, where it was %q", id, cutBytes(h, maxEvidence), cutBytes(orNothing(br.Env), maxEvidence))
+		}
+		if hr.Type != br.Type || hr.Declared != br.Declared {
+			add(lineOf(id), "accepts for %q the hook declared as %s, where it was %s", id, declText(hr), declText(br))
+		}
+		for _, p := range sortedKeys(hr.Links) {
+			if t, ok := br.Links[p]; !ok || t != hr.Links[p] {
+				add(lineOf(id, p), "accepts for %q the symbolic link %q to %q", id, p, hr.Links[p])
+			}
+		}
+		if br.Deleted != nil {
+			if added := addedOf(br.Deleted, hr.Deleted, nil); len(added) > 0 {
+				add(lineOf(id, added[0]), "accepts for %q the deletion of %s", id, quoteList(added))
+			}
+			if hr.Deleted == nil && len(hr.Writes) > 0 {
+				add(lineOf(id), "accepts for %q its writes whatever was done to them (no \"deleted\"), where it said which it deleted", id)
+			}
+		}
+		if br.Files != nil && hr.Files == nil {
+			add(lineOf(id), "accepts for %q any files of the tree under its command (no \"files\"), where it kept their hashes", id)
+		}
+	}
+	if base.NotRunFiles != nil && head.NotRunFiles == nil && len(head.NotRun) > 0 {
+		add(lineOf("notRun"), "accepts the hooks it lists as not run whatever files of the tree their commands run (no \"notRunFiles\"), where it kept their hashes")
 	}
 	for _, list := range []struct {
 		name       string
@@ -481,6 +537,11 @@ func compareBaselines(base, head *Baseline, file string, headData []byte, baseNa
 		}
 	}
 	return finds
+}
+
+// declText is a listed hook's type and handler as a finding shows them.
+func declText(r BaselineRun) string {
+	return fmt.Sprintf("type %s, declared %q", noneIfEmpty(r.Type), r.Declared)
 }
 
 // serverKey is all a baseline keeps of a server but where it is declared.
@@ -548,6 +609,14 @@ func egressName(mode string) string {
 // where before none was (the hook's own, or the default, applied).
 func lowered(before, now time.Duration) bool {
 	return now > 0 && (before == 0 || now < before)
+}
+
+// sortedEnv is a check's env, NAME=VALUE, in one order: the order
+// written sets nothing.
+func sortedEnv(env []string) []string {
+	out := slices.Clone(env)
+	slices.Sort(out)
+	return out
 }
 
 func durationName(d time.Duration) string {
