@@ -89,6 +89,21 @@ func (s *session) policyBaseFindings(pb *PolicyBase, b *Baseline, bErr error, br
 			head, _ := os.ReadFile(s.abs(s.cfg.File))
 			finds = append(finds, comparePolicy(base, s.cfg, head, pb.Name)...)
 		}
+	} else if s.policy != "" {
+		// A policy file the base has not at this path (added, or one the
+		// workflow's config input now names) is compared with what the
+		// base ran without it, vigiles' own defaults: what it trusts or
+		// loosens of them is named. (The checks of a file the base has
+		// elsewhere are not: the workflow is not compared.)
+		head, _ := os.ReadFile(s.abs(s.cfg.File))
+		finds = append(finds, comparePolicy(&Config{File: s.cfg.File}, s.cfg, head, pb.Name+" (which has no "+shownName(s.cfg.File)+")")...)
+	}
+	if brel != "" && !pb.BaselineThere && b != nil {
+		// A baseline the base has not at this path (added, or moved
+		// there by the workflow's baseline input) accepts all it holds
+		// anew.
+		head, _ := os.ReadFile(s.abs(brel))
+		finds = append(finds, compareBaselines(&Baseline{}, b, brel, head, pb.Name+" (which has no "+shownName(brel)+")")...)
 	}
 	if brel != "" && pb.BaselineThere {
 		switch {
