@@ -74,6 +74,15 @@ type result struct {
 	raw      string
 }
 
+// writeLines are the record's writes, each as "OP PATH", in its order.
+func (r result) writeLines() []string {
+	var out []string
+	for _, w := range r.Writes {
+		out = append(out, w.Op+" "+w.Path)
+	}
+	return out
+}
+
 // runner is who runs vigiles: the test's own user, or an unprivileged one.
 type runner struct {
 	name string

@@ -72,10 +72,7 @@ func TestHostIPCIsOutOfReach(t *testing.T) {
 			if _, err := os.Lstat(filepath.Join("/dev/shm", written)); err == nil {
 				t.Errorf("the hook's /dev/shm/%s appeared on the host", written)
 			}
-			var got []string
-			for _, w := range res.Writes {
-				got = append(got, w.Op+" "+w.Path)
-			}
+			got := res.writeLines()
 			if !slices.Contains(got, "create /dev/shm/"+written) {
 				t.Errorf("the /dev/shm write is not in the record: %q", got)
 			}

@@ -44,10 +44,7 @@ func TestRedteam11NewerCalls(t *testing.T) {
 			args = c.withArgs(args)
 			res := vigiles(t, r, dir, nil, args...)
 			checkScriptRan(t, res, want)
-			var got []string
-			for _, w := range res.Writes {
-				got = append(got, w.Op+" "+w.Path)
-			}
+			got := res.writeLines()
 			if strings.Join(got, ", ") != "create before" {
 				t.Errorf("the record holds %q, want only the file written before Landlock created\n%s", got, res.raw)
 			}
@@ -117,10 +114,7 @@ func TestRedteam11OverlayInternalsAreRecordedExactly(t *testing.T) {
 						want = append(want, "modify "+f[1])
 					}
 				}
-				var got []string
-				for _, w := range res.Writes {
-					got = append(got, w.Op+" "+w.Path)
-				}
+				got := res.writeLines()
 				sort.Strings(want)
 				sort.Strings(got)
 				if strings.Join(got, ", ") != strings.Join(want, ", ") {

@@ -170,10 +170,7 @@ func TestRedteam27CallersHomeByItsPathIsRecorded(t *testing.T) {
 				if res.Tier != "confined" || code != 0 || res.Error != "" || res.Refusal != "" {
 					t.Fatalf("tier %s, exit %d, error %q, refusal %q\n%s", res.Tier, code, res.Error, res.Refusal, res.raw)
 				}
-				var got []string
-				for _, w := range res.Writes {
-					got = append(got, w.Op+" "+w.Path)
-				}
+				got := res.writeLines()
 				want := []string{"create notes", "create ~/.bashrc"} // HOME is empty and thrown away
 				if !slices.Equal(got, want) {
 					t.Errorf("writes %q, want %q: the write by the caller's HOME path, and no directory made for a mount point\n%s", got, want, res.raw)

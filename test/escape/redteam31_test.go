@@ -84,10 +84,7 @@ func TestRedteam31ToolCacheRecordIsExact(t *testing.T) {
 				if res.Tier != "confined" || res.Refusal != "" || res.Error != "" || res.LimitHit != tc.limit {
 					t.Fatalf("%q: tier %s, refusal %q, error %q, limit %q (want %q)\n%s", tc.hook, res.Tier, res.Refusal, res.Error, res.LimitHit, tc.limit, res.raw)
 				}
-				var got []string
-				for _, w := range res.Writes {
-					got = append(got, w.Op+" "+w.Path)
-				}
+				got := res.writeLines()
 				if !slices.Equal(got, tc.want) {
 					t.Errorf("%q: writes %q, want %q\n%s", tc.hook, got, tc.want, res.raw)
 				}
@@ -144,10 +141,7 @@ func TestRedteam31CallersHomeRecordIsExact(t *testing.T) {
 				if res.Tier != "confined" || code != 0 || res.Refusal != "" || res.Error != "" {
 					t.Fatalf("%q: tier %s, exit %d, refusal %q, error %q\n%s", tc.hook, res.Tier, code, res.Refusal, res.Error, res.raw)
 				}
-				var got []string
-				for _, w := range res.Writes {
-					got = append(got, w.Op+" "+w.Path)
-				}
+				got := res.writeLines()
 				if !slices.Equal(got, tc.want) {
 					t.Errorf("%q: writes %q, want %q\n%s", tc.hook, got, tc.want, res.raw)
 				}
