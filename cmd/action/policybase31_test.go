@@ -20,18 +20,9 @@ import (
 func TestPolicyBaseOfFilesTheBaseLacks(t *testing.T) {
 	sandboxtest.RequireConfinement(t)
 	dir, _ := filepath.EvalSymlinks(t.TempDir())
-	for p, c := range prBase(t) {
-		if p == ".vigiles.yml" {
-			continue
-		}
-		full := filepath.Join(dir, p)
-		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(full, []byte(c), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	files := prBase(t)
+	delete(files, ".vigiles.yml")
+	writeFilesIn(t, dir, files)
 	gitIn(t, dir, "init", "-q")
 	gitIn(t, dir, "add", "-A")
 	gitIn(t, dir, "commit", "-q", "-m", "base: no policy, no baseline")

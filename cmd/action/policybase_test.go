@@ -58,15 +58,7 @@ func prBase(t *testing.T) map[string]string {
 // (prBase) and its baseline, and returns that commit.
 func commitBase(t *testing.T, dir string) string {
 	t.Helper()
-	for p, c := range prBase(t) {
-		full := filepath.Join(dir, p)
-		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(full, []byte(c), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	writeFilesIn(t, dir, prBase(t))
 	gitIn(t, dir, "init", "-q")
 	if code, _, errs := runCLI(t, "audit", "--dir", dir, "-q", "--jobs", "1", "--update-baseline"); code != 0 {
 		t.Fatalf("the base's baseline: exit %d: %s", code, errs)

@@ -50,17 +50,27 @@ func withExecutor(t *testing.T, e interface {
 	t.Cleanup(func() { testAuditExecutor = old })
 }
 
+// writeFiles writes files (path: text) in a new temporary directory, and
+// returns it.
 func writeFiles(t *testing.T, files map[string]string) string {
 	t.Helper()
 	dir, _ := filepath.EvalSymlinks(t.TempDir())
+	writeFilesIn(t, dir, files)
+	return dir
+}
+
+// writeFilesIn writes files (path: text) in dir, making their directories.
+func writeFilesIn(t *testing.T, dir string, files map[string]string) {
+	t.Helper()
 	for p, c := range files {
 		full := filepath.Join(dir, p)
-		os.MkdirAll(filepath.Dir(full), 0o755)
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			t.Fatal(err)
+		}
 		if err := os.WriteFile(full, []byte(c), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
-	return dir
 }
 
 func TestTestAuditUsage(t *testing.T) {
