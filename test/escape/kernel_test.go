@@ -26,34 +26,44 @@ func TestEscapeKernelInterfaces(t *testing.T) {
 	}
 }
 
-// The masks over the caller's own HOME (and runner directories) are
-// read-only to the command like the fixed ones: every write it makes must
-// land where it is recorded, whether Landlock is there or not. The HOME
-// here has a space and a tab, which the kernel escapes in
+// The masks over the caller's own TMPDIR (and HOME, runner directories)
+// are read-only to the command like the fixed ones: every write it makes
+// must land where it is recorded, whether Landlock is there or not. The
+// TMPDIR here has a space and a tab, which the kernel escapes in
 // /proc/self/mountinfo: the reaper once compared the escaped mount point
-// ("\040") with the path and left such a mask writable.
+// ("\040") with the path and left such a mask writable. The caller's HOME
+// of such a name is masked the same way and then covered by the command's
+// own throwaway HOME (the scratch's /home), bound there too so that a
+// write by that path is recorded: the last mount at its path is that one.
 func TestEscapeMaskWithSpaceIsReadOnly(t *testing.T) {
 	requireBwrap(t)
-	requireRoot(t, "the HOME is made under /var/lib, outside the masked directories")
+	requireRoot(t, "the TMPDIR and HOME are made under /var/lib, outside the masked directories")
+	tmpdir := openTempDir(t, "/var/lib", "vigiles escape tmp\t")
 	home := openTempDir(t, "/var/lib", "vigiles escape home\t")
-	escaped := strings.NewReplacer(" ", `\040`, "\t", `\011`).Replace(home)
+	esc := strings.NewReplacer(" ", `\040`, "\t", `\011`)
 	for _, r := range runners(t) {
 		t.Run(r.name, func(t *testing.T) {
 			dir := workTree(t)
-			res := vigiles(t, r, dir, []string{"HOME=" + home}, "--", "cat", "/proc/self/mountinfo")
-			found := false
+			res := vigiles(t, r, dir, []string{"TMPDIR=" + tmpdir, "HOME=" + home}, "--", "cat", "/proc/self/mountinfo")
+			var tmpMasks, homeMounts []string
 			for _, line := range strings.Split(res.Stdout, "\n") {
 				f := strings.Fields(line)
-				if len(f) < 6 || f[4] != escaped {
-					continue
-				}
-				found = true
-				if !strings.HasPrefix(f[5], "ro,") && f[5] != "ro" {
-					t.Errorf("the mask over the caller's HOME %q is writable for the command: %s", home, line)
+				switch {
+				case len(f) < 6:
+				case f[4] == esc.Replace(tmpdir):
+					tmpMasks = append(tmpMasks, line)
+					if !strings.HasPrefix(f[5], "ro,") && f[5] != "ro" {
+						t.Errorf("the mask over the caller's TMPDIR %q is writable for the command: %s", tmpdir, line)
+					}
+				case f[4] == esc.Replace(home):
+					homeMounts = append(homeMounts, line)
 				}
 			}
-			if !found {
-				t.Errorf("no mask over the caller's HOME %q in the command's mountinfo:\n%s", home, res.Stdout)
+			if len(tmpMasks) == 0 {
+				t.Errorf("no mask over the caller's TMPDIR %q in the command's mountinfo:\n%s", tmpdir, res.Stdout)
+			}
+			if n := len(homeMounts); n == 0 || strings.Fields(homeMounts[n-1])[3] != "/home" {
+				t.Errorf("the caller's HOME %q is not covered last by the command's own HOME (the scratch's /home): %q", home, homeMounts)
 			}
 		})
 	}
