@@ -468,12 +468,7 @@ func runInit(cfg initConfig, done func()) (res initResult) {
 			break
 		}
 		if method == "overlay" {
-			why := ""
-			var fs unix.Statfs_t
-			if unix.Statfs(lowerDir, &fs) == nil && fs.Type == unix.OVERLAYFS_SUPER_MAGIC {
-				why = " (the work tree is on overlayfs itself, which stacks at most two deep: a tree on an overlay of an overlay, as in a container's container, cannot be a lower layer)"
-			}
-			return failResult(refuse("mounting overlay over the work tree: %w%s; fix: record writes by copy (--writes copy, which the default falls back to)", err, why))
+			return failResult(refuse("mounting overlay over the work tree: %w%s; fix: record writes by copy (--writes copy, which the default falls back to)", err, overlayStackHint(lowerDir, "the work tree", "a tree")))
 		}
 		method = "copy"
 		fallthrough

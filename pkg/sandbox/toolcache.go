@@ -124,7 +124,7 @@ func mountToolCaches(paths []string) ([]toolCache, error) {
 			return nil, fmt.Errorf("preparing the tool cache's upper directory: %w", err)
 		}
 		if err := mountOverlay(tc.lower, tc.upper, work, p); err != nil {
-			return nil, fmt.Errorf("mounting an overlay over the runner's tool cache %s: %w%s; fix: %s", p, err, overlayStackHint(tc.lower), toolCachesFix)
+			return nil, fmt.Errorf("mounting an overlay over the runner's tool cache %s: %w%s; fix: %s", p, err, overlayStackHint(tc.lower, "the tool cache", "one"), toolCachesFix)
 		}
 		tcs = append(tcs, tc)
 	}
@@ -171,12 +171,12 @@ func rootAsPath(ws []evidence.Write, dir string) []evidence.Write {
 	return append([]evidence.Write{w}, slices.Delete(ws, i, i+1)...)
 }
 
-// overlayStackHint says why overlayfs may have refused lower, where it is
-// on overlayfs itself.
-func overlayStackHint(lower string) string {
+// overlayStackHint says why overlayfs may have refused lower, the host's
+// what ("the work tree"; one, "a tree"), where it is on overlayfs itself.
+func overlayStackHint(lower, what, one string) string {
 	var fs unix.Statfs_t
 	if unix.Statfs(lower, &fs) == nil && fs.Type == unix.OVERLAYFS_SUPER_MAGIC {
-		return " (the tool cache is on overlayfs itself, which stacks at most two deep: one on an overlay of an overlay, as in a container's container, cannot be a lower layer)"
+		return " (" + what + " is on overlayfs itself, which stacks at most two deep: " + one + " on an overlay of an overlay, as in a container's container, cannot be a lower layer)"
 	}
 	return ""
 }
