@@ -1,10 +1,12 @@
 package runner
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"reflect"
 	"slices"
@@ -17,7 +19,6 @@ import (
 	"github.com/vigiles/action/pkg/evidence"
 	"github.com/vigiles/action/pkg/report"
 	"github.com/vigiles/action/pkg/sandbox"
-	"github.com/vigiles/action/pkg/sandbox/reaper"
 )
 
 // The rules of a change that weakens its own check: a pull request is
@@ -216,25 +217,24 @@ func comparePolicy(base, head *Config, headData []byte, baseName string) []repor
 	if bd.Linger > 0 && hd.Linger < bd.Linger {
 		add(at("defaults", "linger"), "defaults.linger is %s, where it was %s", hd.Linger, bd.Linger)
 	}
-	if eff(uint64(hd.OutputCap), sandbox.DefaultOutputCap) < eff(uint64(bd.OutputCap), sandbox.DefaultOutputCap) {
-		add(at("defaults", "output-cap"), "defaults.output-cap is %s, where it was %s", FormatSize(uint64(hd.OutputCap)), FormatSize(eff(uint64(bd.OutputCap), sandbox.DefaultOutputCap)))
+	if bc := cmp.Or(uint64(bd.OutputCap), sandbox.DefaultOutputCap); cmp.Or(uint64(hd.OutputCap), sandbox.DefaultOutputCap) < bc {
+		add(at("defaults", "output-cap"), "defaults.output-cap is %s, where it was %s", FormatSize(uint64(hd.OutputCap)), FormatSize(bc))
 	}
-	def := reaper.Defaults
+	bl, hl := bd.Limits.WithDefaults(), hd.Limits.WithDefaults()
 	for _, l := range []struct {
-		key        string
-		base, head uint64
-		def        uint64
-		size       bool
+		key  string
+		b, h uint64
+		size bool
 	}{
-		{"pids", uint64(bd.Limits.Pids), uint64(hd.Limits.Pids), uint64(def.Pids), false},
-		{"memory", bd.Limits.MemoryBytes, hd.Limits.MemoryBytes, def.MemoryBytes, true},
-		{"run-memory", bd.Limits.RunMemoryBytes, hd.Limits.RunMemoryBytes, def.RunMemoryBytes, true},
-		{"file-size", bd.Limits.FileBytes, hd.Limits.FileBytes, def.FileBytes, true},
-		{"scratch", bd.Limits.ScratchBytes, hd.Limits.ScratchBytes, def.ScratchBytes, true},
-		{"cpu-seconds", bd.Limits.CPUSeconds, hd.Limits.CPUSeconds, def.CPUSeconds, false},
-		{"open-files", bd.Limits.OpenFiles, hd.Limits.OpenFiles, def.OpenFiles, false},
+		{"pids", uint64(bl.Pids), uint64(hl.Pids), false},
+		{"memory", bl.MemoryBytes, hl.MemoryBytes, true},
+		{"run-memory", bl.RunMemoryBytes, hl.RunMemoryBytes, true},
+		{"file-size", bl.FileBytes, hl.FileBytes, true},
+		{"scratch", bl.ScratchBytes, hl.ScratchBytes, true},
+		{"cpu-seconds", bl.CPUSeconds, hl.CPUSeconds, false},
+		{"open-files", bl.OpenFiles, hl.OpenFiles, false},
 	} {
-		b, h := eff(l.base, l.def), eff(l.head, l.def)
+		b, h := l.b, l.h
 		if h >= b {
 			continue
 		}
@@ -256,7 +256,7 @@ func comparePolicy(base, head *Config, headData []byte, baseName string) []repor
 	}
 
 	// Payloads.
-	for _, tool := range sortedKeys(base.Payloads) {
+	for _, tool := range slices.Sorted(maps.Keys(base.Payloads)) {
 		hp, ok := head.Payloads[tool]
 		switch {
 		case !ok:
@@ -267,7 +267,7 @@ func comparePolicy(base, head *Config, headData []byte, baseName string) []repor
 	}
 	// A payload for a tool the base gave none replaces the default input
 	// every hook of that tool is sent, as a changed one does.
-	for _, tool := range sortedKeys(head.Payloads) {
+	for _, tool := range slices.Sorted(maps.Keys(head.Payloads)) {
 		if _, ok := base.Payloads[tool]; !ok {
 			add(at("payloads", tool), "payloads.%s is %s, where the base sent vigiles' default input", tool, compactJSON(head.Payloads[tool]))
 		}
@@ -462,7 +462,7 @@ func compareBaselines(base, head *Baseline, file string, headData []byte, baseNa
 			Title: "baseline accepted by this change", Message: fmt.Sprintf("against %s, this change's baseline ", baseName) + fmt.Sprintf(format, a...) +
 				": the pull request under review accepts it for itself, so the audit compares with what it chose; review it as part of the change"})
 	}
-	for _, id := range sortedKeys(head.Runs) {
+	for _, id := range slices.Sorted(maps.Keys(head.Runs)) {
 		hr := head.Runs[id]
 		br, ok := base.Runs[id]
 		if !ok {
@@ -503,7 +503,7 @@ func compareBaselines(base, head *Baseline, file string, headData []byte, baseNa
 		if hr.Type != br.Type || hr.Declared != br.Declared {
 			add(lineOf(id), "accepts for %q the hook declared as %s, where it was %s", id, declText(hr), declText(br))
 		}
-		for _, p := range sortedKeys(hr.Links) {
+		for _, p := range slices.Sorted(maps.Keys(hr.Links)) {
 			if t, ok := br.Links[p]; !ok || t != hr.Links[p] {
 				add(lineOf(id, p), "accepts for %q the symbolic link %q to %q", id, p, hr.Links[p])
 			}
@@ -537,7 +537,7 @@ func compareBaselines(base, head *Baseline, file string, headData []byte, baseNa
 			}
 		}
 	}
-	for _, id := range sortedKeys(head.NotRun) {
+	for _, id := range slices.Sorted(maps.Keys(head.NotRun)) {
 		if c, ok := base.NotRun[id]; !ok || c != head.NotRun[id] {
 			add(lineOf("notRun", id), "accepts %q as not run, with the command %q", id, head.NotRun[id])
 		}
@@ -641,13 +641,6 @@ func durationName(d time.Duration) string {
 	return d.String()
 }
 
-func eff(v, def uint64) uint64 {
-	if v == 0 {
-		return def
-	}
-	return v
-}
-
 // addedOf is what now holds that before does not, each once, in now's
 // order; norm, where not nil, is how two are compared.
 func addedOf(before, now []string, norm func(string) string) []string {
@@ -728,13 +721,4 @@ func eventTool(c *Check) string {
 		return noneIfEmpty(c.Event)
 	}
 	return c.Event + " of " + c.Tool
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	ks := make([]string, 0, len(m))
-	for k := range m {
-		ks = append(ks, k)
-	}
-	slices.Sort(ks)
-	return ks
 }
