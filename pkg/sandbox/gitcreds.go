@@ -1762,6 +1762,21 @@ func (v hostView) inMask(p string) bool {
 	return slices.ContainsFunc(v.masked, func(m string) bool { return fsx.Under(p, m) && p != m })
 }
 
+// hides says whether the run hides p from the command: a mask over it or
+// over a directory that holds it, bubblewrap's (v) or one of maskDirs
+// (those made after v: the sockets', CI's), or --strict-fs's.
+func (v hostView) hides(p string, maskDirs []string) bool {
+	return !v.sees(p) || slices.ContainsFunc(maskDirs, func(d string) bool { return fsx.Under(p, d) })
+}
+
+// inOwnKernelDirs says whether r lies in /dev, /proc or /sys, of which the
+// sandbox has its own (its /dev and /proc) or the kernel's (/sys): no file
+// there is the caller's, and a mask or a bind there would cover the
+// sandbox's own.
+func inOwnKernelDirs(r string) bool {
+	return fsx.Under(r, "/dev") || fsx.Under(r, "/proc") || fsx.Under(r, "/sys")
+}
+
 func (v hostView) sees(p string) bool {
 	for _, m := range v.masked {
 		if fsx.Under(p, m) {
@@ -1938,7 +1953,7 @@ func callerSecrets(getenv func(string) string, v hostView, homes, runners []stri
 			// too (--proc: its own processes alone), and /sys the
 			// kernel's, where no file is the caller's: a mask over them
 			// (TMPDIR=/proc) would refuse the run for nothing hidden.
-			if v.reads(r, 0o1) && !fsx.Under(r, "/dev") && !fsx.Under(r, "/proc") && !fsx.Under(r, "/sys") {
+			if v.reads(r, 0o1) && !inOwnKernelDirs(r) {
 				dirs = append(dirs, r)
 			}
 		}

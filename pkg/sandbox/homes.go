@@ -583,18 +583,10 @@ func krb5CollectionDir(v string) string {
 // /sys, as callerSecrets passes them over).
 func shownCallerHome(home string, v hostView, maskDirs []string) string {
 	r, err := callerPath(home)
-	if err != nil || systemDir(r) || r == sandboxHome || r == mountPointOf(sandboxHome) {
+	if err != nil || systemDir(r) || inOwnKernelDirs(r) || r == sandboxHome || r == mountPointOf(sandboxHome) || !v.hides(r, maskDirs) {
 		return ""
-	}
-	for _, d := range []string{"/dev", "/proc", "/sys"} {
-		if fsx.Under(r, d) {
-			return ""
-		}
 	}
 	if fi, err := os.Stat(r); err != nil || !fi.IsDir() {
-		return ""
-	}
-	if v.sees(r) && !slices.ContainsFunc(maskDirs, func(d string) bool { return fsx.Under(r, d) }) {
 		return ""
 	}
 	return r

@@ -43,10 +43,7 @@ func toolCaches(getenv func(string) string, tree string, v hostView, maskDirs []
 		if err != nil || systemDir(r) || inSystemDir(r) || slices.Contains(out, r) {
 			continue
 		}
-		if fsx.Under(r, tree) || fsx.Under(tree, r) || slices.ContainsFunc([]string{"/dev", "/proc", "/sys"}, func(d string) bool { return fsx.Under(r, d) }) {
-			continue
-		}
-		if !v.sees(r) || slices.ContainsFunc(maskDirs, func(d string) bool { return fsx.Under(r, d) }) {
+		if fsx.Under(r, tree) || fsx.Under(tree, r) || inOwnKernelDirs(r) || v.hides(r, maskDirs) {
 			continue
 		}
 		if fi, err := os.Stat(r); err != nil || !fi.IsDir() || !v.mayRead(r, 0o3) {
