@@ -168,10 +168,19 @@ type plan struct {
 	// other content, read from fdData+i for DataFiles[i]: git configs
 	// with credentials outside the work tree, scrubbed (outsideGitConfigs).
 	DataFiles []string
+	// ToolCaches are the runner's tool caches the init covers with an
+	// overlay (toolCaches): bubblewrap binds each, read-only, at
+	// toolCacheLower(i), from the host's view, which shows one in the
+	// caller's HOME that the masks hide from the init's.
+	ToolCaches []string
 	// Env is NAME=VALUE set for the init and the reaper besides PATH and
 	// GOMAXPROCS (the command gets its own environment).
 	Env []string
 }
+
+// toolCacheLower is where plan.ToolCaches[i] is bound: the overlay's
+// lower layer over it.
+func toolCacheLower(i int) string { return runDir + "/toolcache" + strconv.Itoa(i) }
 
 // secretFiles are covered with /dev/null wherever they exist; globs
 // are expanded by the broker.
@@ -372,6 +381,9 @@ func bwrapArgs(p plan) []string {
 		a = append(a, "--dir", lowerDir)
 	} else {
 		a = append(a, "--ro-bind", p.Workdir, lowerDir)
+	}
+	for i, tc := range p.ToolCaches {
+		a = append(a, "--ro-bind", tc, toolCacheLower(i))
 	}
 	a = append(a, "--dir", scratchDir)
 	// The work tree's own mount point: the init mounts the overlay there.

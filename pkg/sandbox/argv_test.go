@@ -42,6 +42,10 @@ func TestBwrapArgsGolden(t *testing.T) {
 			DataFiles: []string{"/src/repo/.git/config", "/src/repo/.git/modules/s/config"}}},
 		// A root caller's root-owned tree: the init mounts it, id-mapped.
 		{"tree-by-fd", plan{Bwrap: "/usr/bin/bwrap", Workdir: "/src/repo", TreeByFD: true, InitArgs: []string{initArg}}},
+		// A runner's tool caches, one in a self-hosted runner's HOME
+		// (masked, and shown through the bind from the host's view).
+		{"tool-caches", plan{Bwrap: "/usr/bin/bwrap", Workdir: "/home/runner/actions-runner/_work/repo/repo", InitArgs: []string{initArg},
+			MaskDirs: []string{"/home/runner"}, ToolCaches: []string{"/opt/hostedtoolcache", "/home/runner/actions-runner/_work/_tool"}}},
 		{"strict-fs", plan{Bwrap: "/usr/bin/bwrap", Workdir: "/src/repo", StrictFS: true, InitArgs: []string{initArg},
 			Env: []string{"GORACE=atexit_sleep_ms=0"}, // as race builds set it
 			Lookup: func(d string) (string, string) {

@@ -908,7 +908,10 @@ func runConfined(ctx context.Context, spec Spec, bwrap, cwd string, gate *turnGa
 	p.MaskDirs, p.MaskFiles = maskDirs, append(p.MaskFiles, maskFiles...)
 	cfg.MaskDirs = maskDirs
 	cfg.CallerHome = exact.String(shownCallerHome(os.Getenv("HOME"), view, maskDirs))
-	cfg.ToolCaches = toolCaches(os.Getenv, spec.Dir, view, maskDirs)
+	cfg.ToolCaches = toolCaches(os.Getenv, spec.Dir, view, maskDirs, string(cfg.CallerHome), func() []string {
+		return slices.Concat(p.MaskFiles, secretMasks, envCredentialFiles(os.Getenv), envCredentialSockets(os.Getenv))
+	})
+	p.ToolCaches = cfg.ToolCaches
 	if raceBuild {
 		// The race runtime's exit sleep (a second, in the init and in the
 		// reaper) would count against the command's deadline.

@@ -1582,10 +1582,16 @@ func (v hostView) reads(p string, perm uint32) bool {
 // perm (access(2): its groups and ACLs count, which bubblewrap, unprivileged,
 // cannot drop). A secret only root may read needs no mask then.
 func (v hostView) mayRead(p string, perm uint32) bool {
+	return v.sees(p) && v.grants(p, perm)
+}
+
+// grants is mayRead's question of the permissions alone, for a path the
+// run shows though the view does not (a tool cache in the caller's HOME).
+func (v hostView) grants(p string, perm uint32) bool {
 	if v.may != nil {
-		return v.reads(p, perm)
+		return v.may(p, perm)
 	}
-	return v.sees(p) && unix.Access(p, perm) == nil
+	return unix.Access(p, perm) == nil
 }
 
 // runView is the host as a run as cred (nil: the caller itself) sees it,
@@ -1767,6 +1773,12 @@ func (v hostView) inMask(p string) bool {
 // (those made after v: the sockets', CI's), or --strict-fs's.
 func (v hostView) hides(p string, maskDirs []string) bool {
 	return !v.sees(p) || slices.ContainsFunc(maskDirs, func(d string) bool { return fsx.Under(p, d) })
+}
+
+// hidesBelow says whether a mask hides p, inside home, that does not hide
+// home itself: one between them (~/.config), or p itself.
+func (v hostView) hidesBelow(p, home string, maskDirs []string) bool {
+	return slices.ContainsFunc(slices.Concat(v.masked, maskDirs), func(d string) bool { return fsx.Under(p, d) && !fsx.Under(home, d) })
 }
 
 // inOwnKernelDirs says whether r lies in /dev, /proc or /sys, of which the

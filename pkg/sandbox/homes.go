@@ -591,3 +591,17 @@ func shownCallerHome(home string, v hostView, maskDirs []string) string {
 	}
 	return r
 }
+
+// homeShownAt is the path at which the run shows its own HOME in place
+// of the caller's (HOME): the caller's HOME path where the init binds it
+// there too (shown, shownCallerHome's), or the command's HOME where the
+// caller's is that path already (a root caller's /root); "" otherwise.
+func homeShownAt(home, shown string) string {
+	if shown != "" {
+		return shown
+	}
+	if r, err := callerPath(home); err == nil && r == sandboxHome {
+		return r
+	}
+	return ""
+}

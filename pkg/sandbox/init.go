@@ -504,7 +504,11 @@ func runInit(cfg initConfig, done func()) (res initResult) {
 
 	// The runner's tool caches, each an overlay of the scratch: a write
 	// there, which under Claude Code every later step of the job runs, is
-	// recorded by its path and thrown away.
+	// recorded by its path and thrown away. The mount point of one in the
+	// caller's HOME is made in the HOME shown there: not the command's.
+	for _, p := range cfg.ToolCaches {
+		maps.Copy(made, missingDirs(p))
+	}
 	tcs, err := mountToolCaches(cfg.ToolCaches)
 	if err != nil {
 		return failResult(refuse("%w", err))
@@ -518,7 +522,7 @@ func runInit(cfg initConfig, done func()) (res initResult) {
 	// record names them from /root: by that path each is the directory
 	// itself, the work tree's mount point among them, not the overlay.
 	made.alias(callerHomeAt, sandboxHome)
-	made.stamp(workdir, callerHomeAt)
+	made.stamp(append([]string{workdir, callerHomeAt}, toolCachePaths(tcs)...)...)
 	// HOME's and TMPDIR's own state: a change the command makes to HOME
 	// itself (chmod 777 ~, a default ACL on it) is one the caller's home
 	// would keep, as the tree's root keeps one; so is one to TMPDIR, which

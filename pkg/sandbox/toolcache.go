@@ -5,6 +5,7 @@ import (
 	"os"
 	"slices"
 	"strconv"
+	"strings"
 
 	"golang.org/x/sys/unix"
 
@@ -36,17 +37,34 @@ const toolCachesFix = "unset RUNNER_TOOL_CACHE and AGENT_TOOLSDIRECTORY for vigi
 // write there goes to the run's own HOME or TMPDIR, or fails under the
 // mask), and one the run's uid may not write into (a write there fails
 // under Claude Code too).
-func toolCaches(getenv func(string) string, tree string, v hostView, maskDirs []string) []string {
+//
+// One inside the caller's HOME where the run shows its own HOME in its
+// place (homeShownAt, of shownHome, the init's CallerHome) (a self-hosted runner's ~/actions-runner/_work/_tool), is
+// shown all the same (but with --strict-fs, which shows no tool cache
+// outside its directories), mounted in that HOME at its path, unless a mask
+// between them hides it (~/.config/…) or it holds what the run hides
+// (hiddenInTree, of the secret files secrets lists besides the view's):
+// it is bound whole from the host, as a work tree in a masked
+// directory is, where a mask the run made would not reach.
+func toolCaches(getenv func(string) string, tree string, v hostView, maskDirs []string, shownHome string, secrets func() []string) []string {
 	var out []string
+	home, homeRead := "", false
 	for _, k := range toolCacheVars {
 		r, err := callerPath(getenv(k))
 		if err != nil || systemDir(r) || inSystemDir(r) || slices.Contains(out, r) {
 			continue
 		}
-		if fsx.Under(r, tree) || fsx.Under(tree, r) || inOwnKernelDirs(r) || v.hides(r, maskDirs) {
+		if !homeRead {
+			home, homeRead = homeShownAt(getenv("HOME"), shownHome), true
+		}
+		if fsx.Under(r, tree) || fsx.Under(tree, r) || inOwnKernelDirs(r) {
 			continue
 		}
-		if fi, err := os.Stat(r); err != nil || !fi.IsDir() || !v.mayRead(r, 0o3) {
+		inHome := !v.strict && home != "" && r != home && fsx.Under(r, home)
+		if inHome && (v.hidesBelow(r, home, maskDirs) || hiddenInTree(r, v, secrets()) != "") || !inHome && v.hides(r, maskDirs) {
+			continue
+		}
+		if fi, err := os.Stat(r); err != nil || !fi.IsDir() || !v.grants(r, 0o3) {
 			continue
 		}
 		out = append(out, r)
@@ -80,12 +98,15 @@ func mountedInside(dir string, mounts []fsx.Mount) string {
 
 // mountToolCaches covers each of paths (initConfig.ToolCaches) with an
 // overlay whose upper directory is in the scratch, the host's directory
-// its lower layer, bound at runDir/toolcacheN so that the record can be
-// read against it once the overlay hides it. The command sees the tools
-// as they are and runs them; what it writes there stays in the scratch.
-// A tool cache that holds a mount, or that overlayfs cannot take, refuses
-// the run: it is never left writable to the host, and never shown over
-// the masks below it.
+// its lower layer, which bubblewrap bound at toolCacheLower(i), where the
+// record is read against it once the overlay hides it. The command sees
+// the tools as they are and runs them; what it writes there stays in the
+// scratch. A tool cache that holds a mount (the host's, or a mask of the
+// run's, which the host's view bound there leaves out), or that overlayfs
+// cannot take, refuses the run: it is never left writable to the host,
+// and never shown over the masks below it. One in the caller's HOME,
+// which the run shows its own HOME in place of, has its mount point made
+// there (the init's madeDirs, made before this is called).
 func mountToolCaches(paths []string) ([]toolCache, error) {
 	if len(paths) == 0 {
 		return nil, nil
@@ -96,19 +117,23 @@ func mountToolCaches(paths []string) ([]toolCache, error) {
 	}
 	tcs := make([]toolCache, 0, len(paths))
 	for i, p := range paths {
-		if m := mountedInside(p, mounts); m != "" {
+		n := strconv.Itoa(i)
+		tc := toolCache{path: p, lower: toolCacheLower(i), upper: scratchDir + "/toolcache" + n}
+		m := mountedInside(p, mounts)
+		if in := mountedInside(tc.lower, mounts); m == "" && in != "" {
+			m = p + strings.TrimPrefix(in, tc.lower)
+		}
+		if m != "" {
 			return nil, fmt.Errorf("the runner's tool cache %s has %s mounted inside it, which an overlay over the tool cache would show as the host has it; fix: give the tool cache a directory with nothing mounted inside it, or %s", p, m, toolCachesFix)
 		}
-		n := strconv.Itoa(i)
-		tc := toolCache{path: p, lower: runDir + "/toolcache" + n, upper: scratchDir + "/toolcache" + n}
 		work := scratchDir + "/toolcachework" + n
-		for _, d := range []string{tc.lower, tc.upper, work} {
+		for _, d := range []string{tc.upper, work} {
 			if err := os.Mkdir(d, 0o755); err != nil {
 				return nil, fmt.Errorf("preparing the tool cache %s: %w", p, err)
 			}
 		}
-		if err := bindMount(p, tc.lower); err != nil {
-			return nil, fmt.Errorf("binding the tool cache %s: %w", p, err)
+		if err := os.MkdirAll(p, 0o755); err != nil {
+			return nil, fmt.Errorf("preparing the tool cache's mount point %s: %w", p, err)
 		}
 		// Private: the bind is a peer of the tool cache's mount (the
 		// init's mounts are shared with the reaper), and the overlay

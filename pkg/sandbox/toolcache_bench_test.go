@@ -33,7 +33,7 @@ func BenchmarkToolCacheRecord(b *testing.B) {
 		b.ReportAllocs()
 		getenv := func(string) string { return "" }
 		for b.Loop() {
-			tcs, err := mountToolCaches(toolCaches(getenv, tree, v, nil))
+			tcs, err := mountToolCaches(toolCaches(getenv, tree, v, nil, "", nil))
 			if err != nil || len(tcs) != 0 {
 				b.Fatalf("%v, %v", tcs, err)
 			}
@@ -52,7 +52,7 @@ func BenchmarkToolCacheRecord(b *testing.B) {
 		}
 		i := 0
 		for b.Loop() {
-			if got := toolCaches(getenv, tree, v, nil); len(got) != 1 {
+			if got := toolCaches(getenv, tree, v, nil, "", nil); len(got) != 1 {
 				b.Fatalf("toolCaches = %q", got)
 			}
 			n := strconv.Itoa(i)

@@ -37,33 +37,45 @@ func TestToolCaches(t *testing.T) {
 	}
 	readOnly := dir("readonly")
 	v := hostView{lookup: lookupHostPath, masked: []string{masked}, may: func(p string, perm uint32) bool { return !fsx.Under(p, readOnly) }}
+	// The caller's HOME, under the mask, where the run shows its own.
+	home, homeTools := dir("masked/home"), dir("masked/home/actions-runner/_work/_tool")
+	secret := filepath.Join(homeTools, "kube", "config")
 	for _, c := range []struct {
 		name          string
 		runner, agent string
 		maskDirs      []string
 		want          []string
+		shownHome     string
+		secrets       []string
 	}{
-		{"none", "", "", nil, nil},
-		{"one", tools, "", nil, []string{tools}},
-		{"both alike, once", tools, tools, nil, []string{tools}},
-		{"two", tools, other, nil, []string{tools, other}},
-		{"by a link", link, "", nil, []string{tools}},
-		{"nested: the outer", dir("hostedtoolcache/node"), tools, nil, []string{tools}},
-		{"missing", filepath.Join(root, "missing"), "", nil, nil},
-		{"a file", file, "", nil, nil},
-		{"the tree", tree, "", nil, nil},
-		{"in the tree", dir("tree/_tool"), "", nil, nil},
-		{"holding the tree", root, "", nil, nil},
-		{"under a mask", dir("masked/tools"), "", nil, nil},
-		{"under a mask of the caller's", other, "", []string{other}, nil},
-		{"not the run's to write", readOnly, "", nil, nil},
-		{"a system directory", "/usr/local", "/etc", nil, nil},
-		{"the root", "/", "", nil, nil},
-		{"the kernel's", "/proc/self", "/sys/kernel", nil, nil},
+		{name: "in the caller's HOME the run shows its own at", runner: homeTools, want: []string{homeTools}, shownHome: home},
+		{name: "in it, the HOME itself masked too", runner: homeTools, maskDirs: []string{home}, want: []string{homeTools}, shownHome: home},
+		{name: "in it, under a mask inside it", runner: homeTools, maskDirs: []string{filepath.Join(home, "actions-runner")}, shownHome: home},
+		{name: "in it, holding a secret", runner: homeTools, shownHome: home, secrets: []string{secret}},
+		{name: "in it, not the run's to write", runner: dir("readonly/home/_tool"), shownHome: filepath.Join(readOnly, "home")},
+		{name: "the caller's HOME itself", runner: home, shownHome: home},
+		{name: "in a HOME the run does not show its own at", runner: homeTools},
+		{"none", "", "", nil, nil, "", nil},
+		{"one", tools, "", nil, []string{tools}, "", nil},
+		{"both alike, once", tools, tools, nil, []string{tools}, "", nil},
+		{"two", tools, other, nil, []string{tools, other}, "", nil},
+		{"by a link", link, "", nil, []string{tools}, "", nil},
+		{"nested: the outer", dir("hostedtoolcache/node"), tools, nil, []string{tools}, "", nil},
+		{"missing", filepath.Join(root, "missing"), "", nil, nil, "", nil},
+		{"a file", file, "", nil, nil, "", nil},
+		{"the tree", tree, "", nil, nil, "", nil},
+		{"in the tree", dir("tree/_tool"), "", nil, nil, "", nil},
+		{"holding the tree", root, "", nil, nil, "", nil},
+		{"under a mask", dir("masked/tools"), "", nil, nil, "", nil},
+		{"under a mask of the caller's", other, "", []string{other}, nil, "", nil},
+		{"not the run's to write", readOnly, "", nil, nil, "", nil},
+		{"a system directory", "/usr/local", "/etc", nil, nil, "", nil},
+		{"the root", "/", "", nil, nil, "", nil},
+		{"the kernel's", "/proc/self", "/sys/kernel", nil, nil, "", nil},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			env := map[string]string{"RUNNER_TOOL_CACHE": c.runner, "AGENT_TOOLSDIRECTORY": c.agent}
-			got := toolCaches(func(k string) string { return env[k] }, tree, v, c.maskDirs)
+			got := toolCaches(func(k string) string { return env[k] }, tree, v, c.maskDirs, c.shownHome, func() []string { return c.secrets })
 			if !slices.Equal(got, c.want) {
 				t.Errorf("toolCaches = %q, want %q", got, c.want)
 			}
