@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 )
@@ -88,5 +89,42 @@ func toolCacheInHome(t *testing.T, r runner, home, dir, tools string) {
 		if _, err := os.Lstat(p); err == nil {
 			t.Errorf("%s appeared on the host", p)
 		}
+	}
+}
+
+// TestToolCacheInCallersHomeHidesItsSecrets: a tool cache in the caller's
+// HOME that holds a credential file the caller's environment names
+// (KUBECONFIG), which the run hides, is not shown: bound whole from the
+// host, it would show the file as the host has it.
+func TestToolCacheInCallersHomeHidesItsSecrets(t *testing.T) {
+	requireBwrap(t)
+	r := runners(t)[0]
+	home := filepath.Join("/home", fmt.Sprintf("vigiles-tchs-%d", time.Now().UnixNano()))
+	t.Cleanup(func() { os.RemoveAll(home) })
+	tools := filepath.Join(home, "actions-runner", "_work", "_tool")
+	kube := filepath.Join(tools, "kube", "config")
+	if err := os.MkdirAll(filepath.Dir(kube), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(kube, []byte("client-key-data: SECRET-rt-tch\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dir := redteam27Tree(t, nil)
+	if r.owner != nil {
+		filepath.Walk(home, func(p string, _ os.FileInfo, _ error) error {
+			return os.Lchown(p, int(r.owner.Uid), int(r.owner.Gid))
+		})
+	}
+	env := []string{"HOME=" + home, "RUNNER_TOOL_CACHE=" + tools, "KUBECONFIG=" + kube}
+	var args []string
+	if r.name == "root" {
+		args = append(args, "--root-sandbox") // so that the tool cache is the run's to write
+	}
+	res, _ := runVigiles(t, r, dir, env, append(args, "--", "sh", "-c", "cat "+kube+"; ls "+tools)...)
+	if res.Tier != "confined" || res.Refusal != "" {
+		t.Fatalf("tier %s, refusal %q\n%s", res.Tier, res.Refusal, res.raw)
+	}
+	if strings.Contains(res.Stdout, "SECRET-rt-tch") || strings.Contains(res.Stdout, "kube") {
+		t.Errorf("the hook read the tool cache's credential file, or listed it: %q", res.Stdout)
 	}
 }
