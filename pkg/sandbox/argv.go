@@ -171,7 +171,8 @@ type plan struct {
 	// ToolCaches are the runner's tool caches the init covers with an
 	// overlay (toolCaches): bubblewrap binds each, read-only, at
 	// toolCacheLower(i), from the host's view, which shows one in the
-	// caller's HOME that the masks hide from the init's.
+	// caller's HOME that the masks hide from the init's; with TreeByFD it
+	// makes the directory there, and the broker hands each id-mapped.
 	ToolCaches []string
 	// Env is NAME=VALUE set for the init and the reaper besides PATH and
 	// GOMAXPROCS (the command gets its own environment).
@@ -383,7 +384,11 @@ func bwrapArgs(p plan) []string {
 		a = append(a, "--ro-bind", p.Workdir, lowerDir)
 	}
 	for i, tc := range p.ToolCaches {
-		a = append(a, "--ro-bind", tc, toolCacheLower(i))
+		if p.TreeByFD {
+			a = append(a, "--dir", toolCacheLower(i)) // handed id-mapped, as the tree is
+		} else {
+			a = append(a, "--ro-bind", tc, toolCacheLower(i))
+		}
 	}
 	a = append(a, "--dir", scratchDir)
 	// The work tree's own mount point: the init mounts the overlay there.

@@ -908,7 +908,18 @@ func runConfined(ctx context.Context, spec Spec, bwrap, cwd string, gate *turnGa
 	p.MaskDirs, p.MaskFiles = maskDirs, append(p.MaskFiles, maskFiles...)
 	cfg.MaskDirs = maskDirs
 	cfg.CallerHome = exact.String(shownCallerHome(os.Getenv("HOME"), view, maskDirs))
-	cfg.ToolCaches = toolCaches(os.Getenv, spec.Dir, view, maskDirs, string(cfg.CallerHome), func() []string {
+	// With an id-mapped tree the tool caches are handed id-mapped too
+	// (handTree): root's are then the sandbox's uid 0's to write, as under
+	// Claude Code they are the root caller's; so the caller's permissions
+	// are asked, not the sandbox uid's. The clone is not recursive, and a
+	// tool cache with a file system mounted inside it is refused by the
+	// init, whose mountinfo lists the host's mounts there even under a
+	// mask (mountToolCaches).
+	tcView := view
+	if treeByFD {
+		tcView.may = nil
+	}
+	cfg.ToolCaches = toolCaches(os.Getenv, spec.Dir, tcView, maskDirs, string(cfg.CallerHome), func() []string {
 		return slices.Concat(p.MaskFiles, secretMasks, envCredentialFiles(os.Getenv), envCredentialSockets(os.Getenv))
 	})
 	p.ToolCaches = cfg.ToolCaches
@@ -1180,7 +1191,7 @@ func runConfined(ctx context.Context, spec Spec, bwrap, cwd string, gate *turnGa
 			ns := namespaces()
 			treeErr = ns.err
 			if treeErr == nil {
-				treeErr = handTree(ctlW, spec.Dir, cred.Uid, ns.user)
+				treeErr = handTree(ctlW, spec.Dir, cfg.ToolCaches, cred.Uid, ns.user)
 			}
 			if treeErr != nil {
 				kill()

@@ -23,8 +23,16 @@ import (
 // over the tree's file system); the sandbox never sees the tree by its
 // host path.
 
-// treeByte goes with the mount's descriptor on the control socket.
-const treeByte = 't'
+// treeByte goes with the mount's descriptor on the control socket;
+// toolCacheByte with a tool cache's (initConfig.ToolCaches, in their
+// order, after the tree), and noToolCacheByte, with none, for one this
+// host cannot id-map, which the run then leaves as the host's root shows
+// it.
+const (
+	treeByte        = 't'
+	toolCacheByte   = 'c'
+	noToolCacheByte = 'n'
+)
 
 // errNoIDMap marks a tree this host cannot id-map (its file system, the
 // kernel, the broker's privileges): a refusal that names idmapFix. Other
@@ -109,8 +117,10 @@ func receiveNamespaces(ctl *net.UnixConn) sandboxNS {
 
 // handTree checks that uid owns the sandbox's user namespace (bubblewrap,
 // run as uid, made it), makes the id-mapped clone of dir through it and
-// sends the clone to the init on ctl.
-func handTree(ctl *net.UnixConn, dir string, uid uint32, userns *os.File) error {
+// sends the clone to the init on ctl; then one of each of toolCaches, so
+// that root's tool cache is the sandbox's uid 0's to write as the tree is
+// (or noToolCacheByte, for one whose file system cannot be id-mapped).
+func handTree(ctl *net.UnixConn, dir string, toolCaches []string, uid uint32, userns *os.File) error {
 	var owner uint32
 	if _, _, e := unix.Syscall(unix.SYS_IOCTL, userns.Fd(), nsGetOwnerUID, uintptr(unsafe.Pointer(&owner))); e != 0 {
 		return fmt.Errorf("the sandbox's user namespace: its owner: %w", e)
@@ -125,6 +135,23 @@ func handTree(ctl *net.UnixConn, dir string, uid uint32, userns *os.File) error 
 	defer unix.Close(tree)
 	if _, _, err := ctl.WriteMsgUnix([]byte{treeByte}, unix.UnixRights(tree), nil); err != nil {
 		return fmt.Errorf("sending the work tree to the sandbox: %w", err)
+	}
+	for _, tc := range toolCaches {
+		fd, err := idmappedClone(tc, int(userns.Fd()))
+		if errors.Is(err, errNoIDMap) {
+			if _, _, err := ctl.WriteMsgUnix([]byte{noToolCacheByte}, nil, nil); err != nil {
+				return fmt.Errorf("sending the tool cache %s to the sandbox: %w", tc, err)
+			}
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		_, _, err = ctl.WriteMsgUnix([]byte{toolCacheByte}, unix.UnixRights(fd), nil)
+		unix.Close(fd)
+		if err != nil {
+			return fmt.Errorf("sending the tool cache %s to the sandbox: %w", tc, err)
+		}
 	}
 	return nil
 }
@@ -192,37 +219,55 @@ func idmappedClone(dir string, userns int) (int, error) {
 // receiveTree, in the init, takes the id-mapped work tree from the control
 // socket and moves it onto target.
 func receiveTree(target string) error {
+	_, err := receiveMount(target, treeByte, "the work tree")
+	return err
+}
+
+// receiveToolCache, in the init, takes the id-mapped tool cache that
+// comes next on the control socket and moves it onto target; false where
+// the broker could not id-map it and sent none.
+func receiveToolCache(target string) (bool, error) {
+	return receiveMount(target, toolCacheByte, "the tool cache")
+}
+
+// receiveMount takes the mount (what) the broker sends with the byte want
+// on the control socket and moves it onto target; false, without error,
+// where it sent noToolCacheByte instead, for a tool cache.
+func receiveMount(target string, want byte, what string) (bool, error) {
 	b, oob := make([]byte, 1), make([]byte, unix.CmsgSpace(4*maxPassed))
 	n, oobn, flags, _, err := unix.Recvmsg(fdControl, b, oob, unix.MSG_CMSG_CLOEXEC)
 	if err != nil {
-		return fmt.Errorf("receiving the work tree: %w", err)
+		return false, fmt.Errorf("receiving %s: %w", what, err)
 	}
 	if flags&unix.MSG_CTRUNC != 0 {
 		// The init inherits vigiles' open-files limit: at it, the kernel
-		// cuts the tree's descriptor (any that came is closed).
+		// cuts the mount's descriptor (any that came is closed).
 		fds, _ := allFDs(oob[:oobn])
 		for _, fd := range fds {
 			unix.Close(fd)
 		}
-		return fmt.Errorf("receiving the work tree: %w", errDescriptorsCut)
+		return false, fmt.Errorf("receiving %s: %w", what, errDescriptorsCut)
 	}
-	if n != 1 || b[0] != treeByte {
-		return errors.New("receiving the work tree: the broker sent none")
+	if n == 1 && b[0] == noToolCacheByte && want == toolCacheByte && oobn == 0 {
+		return false, nil
 	}
-	tree, err := oneFD(oob[:oobn])
+	if n != 1 || b[0] != want {
+		return false, fmt.Errorf("receiving %s: the broker sent none", what)
+	}
+	fd, err := oneFD(oob[:oobn])
 	if err != nil {
-		return fmt.Errorf("receiving the work tree: %w", err)
+		return false, fmt.Errorf("receiving %s: %w", what, err)
 	}
-	defer unix.Close(tree)
+	defer unix.Close(fd)
 	dst, err := fsx.OpenMountTarget(target)
 	if err != nil {
-		return err
+		return false, err
 	}
 	defer unix.Close(dst)
-	if err := unix.MoveMount(tree, "", dst, "", unix.MOVE_MOUNT_F_EMPTY_PATH|unix.MOVE_MOUNT_T_EMPTY_PATH); err != nil {
-		return fmt.Errorf("mounting the work tree on %s: %w", target, err)
+	if err := unix.MoveMount(fd, "", dst, "", unix.MOVE_MOUNT_F_EMPTY_PATH|unix.MOVE_MOUNT_T_EMPTY_PATH); err != nil {
+		return false, fmt.Errorf("mounting %s on %s: %w", what, target, err)
 	}
-	return nil
+	return true, nil
 }
 
 // unreachable says what a run as uid and gid would fail at before its

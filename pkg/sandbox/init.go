@@ -435,9 +435,23 @@ func runInit(cfg initConfig, done func()) (res initResult) {
 		}
 		files[rel] = st
 	}
+	// The tool caches the init covers: bound by bubblewrap, or, with an
+	// id-mapped tree, handed id-mapped after it ("" for one the broker
+	// could not id-map, which stays as the host's root shows it).
+	tcPaths := []string(cfg.ToolCaches)
 	if cfg.TreeByFD {
 		if err := receiveTree(lowerDir); err != nil {
 			return failResult(refuse("%w", err))
+		}
+		tcPaths = slices.Clone(tcPaths)
+		for i := range tcPaths {
+			handed, err := receiveToolCache(toolCacheLower(i))
+			if err != nil {
+				return failResult(refuse("%w", err))
+			}
+			if !handed {
+				tcPaths[i] = ""
+			}
 		}
 	}
 	method := cfg.WritesMethod
@@ -506,10 +520,12 @@ func runInit(cfg initConfig, done func()) (res initResult) {
 	// there, which under Claude Code every later step of the job runs, is
 	// recorded by its path and thrown away. The mount point of one in the
 	// caller's HOME is made in the HOME shown there: not the command's.
-	for _, p := range cfg.ToolCaches {
-		maps.Copy(made, missingDirs(p))
+	for _, p := range tcPaths {
+		if p != "" {
+			maps.Copy(made, missingDirs(p))
+		}
 	}
-	tcs, err := mountToolCaches(cfg.ToolCaches)
+	tcs, err := mountToolCaches(tcPaths)
 	if err != nil {
 		return failResult(refuse("%w", err))
 	}

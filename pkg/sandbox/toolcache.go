@@ -96,13 +96,16 @@ func mountedInside(dir string, mounts []fsx.Mount) string {
 	return ""
 }
 
-// mountToolCaches covers each of paths (initConfig.ToolCaches) with an
-// overlay whose upper directory is in the scratch, the host's directory
-// its lower layer, which bubblewrap bound at toolCacheLower(i), where the
+// mountToolCaches covers each of paths (initConfig.ToolCaches; "" for
+// one passed over) with an overlay whose upper directory is in the
+// scratch, the host's directory its lower layer, which bubblewrap bound
+// (or the broker handed, id-mapped) at toolCacheLower(i), where the
 // record is read against it once the overlay hides it. The command sees
 // the tools as they are and runs them; what it writes there stays in the
-// scratch. A tool cache that holds a mount (the host's, or a mask of the
-// run's, which the host's view bound there leaves out), or that overlayfs
+// scratch. A tool cache that holds a mount (the host's, which this
+// mountinfo lists at its path even under a mask, and which the lower,
+// bound from the host's view or cloned alone, would show or leave out; or
+// a mask of the run's, which the lower leaves out), or that overlayfs
 // cannot take, refuses the run: it is never left writable to the host,
 // and never shown over the masks below it. One in the caller's HOME,
 // which the run shows its own HOME in place of, has its mount point made
@@ -117,6 +120,9 @@ func mountToolCaches(paths []string) ([]toolCache, error) {
 	}
 	tcs := make([]toolCache, 0, len(paths))
 	for i, p := range paths {
+		if p == "" {
+			continue // not handed (receiveToolCache)
+		}
 		n := strconv.Itoa(i)
 		tc := toolCache{path: p, lower: toolCacheLower(i), upper: scratchDir + "/toolcache" + n}
 		m := mountedInside(p, mounts)
