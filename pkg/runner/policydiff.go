@@ -64,6 +64,10 @@ type PolicyBase struct {
 	// BaselineThere is false where the base has none.
 	Baseline      []byte
 	BaselineThere bool
+	// Workflow, where not nil, is the workflow file the check runs in,
+	// as the base and the change hold it (a pull_request event's): what
+	// the change weakens of its vigiles steps is named (compareWorkflow).
+	Workflow *WorkflowBase
 }
 
 // policyBaseFindings compares the work tree's policy file and baseline
@@ -121,6 +125,13 @@ func (s *session) policyBaseFindings(pb *PolicyBase, b *Baseline, bErr error, br
 			head, _ := os.ReadFile(s.abs(brel))
 			finds = append(finds, compareBaselines(base, b, brel, head, pb.Name)...)
 		}
+	}
+	if pb.Workflow != nil {
+		w := *pb.Workflow
+		if w.File == "" {
+			w.File = s.cfg.File // not known: said at the policy file
+		}
+		finds = append(finds, compareWorkflow(&w, pb.Name)...)
 	}
 	if pb.Commit != "" {
 		for i := range finds {

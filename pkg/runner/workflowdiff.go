@@ -1,0 +1,451 @@
+package runner
+
+import (
+	"fmt"
+	"path"
+	"slices"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/vigiles/action/pkg/report"
+)
+
+// On a pull_request event GitHub runs the workflow as the pull request's
+// merge commit has it, so a pull request can weaken the vigiles step of
+// its own check (sandbox: off, fail-level: none, continue-on-error: true,
+// an if: that skips it) as it can its policy file. Compared with the
+// base's workflow file (WorkflowBase), each such change is a
+// RulePolicyWeakened warning at its line of the workflow file.
+
+// maxWorkflowSteps bounds the vigiles steps of a workflow compared (each
+// head step is matched against the base's).
+const maxWorkflowSteps = 1000
+
+// maxWorkflowChange bounds what a finding says of one change: an input's
+// or an if:'s text is the pull request's, of any length.
+const maxWorkflowChange = 4000
+
+// WorkflowBase is the workflow file a pull request's check runs in, as
+// its base and its head hold it, read by the caller (git, outside any
+// sandbox).
+type WorkflowBase struct {
+	// File is the workflow's path as findings name it (relative to the
+	// work tree, as the policy file's); Shown is its path in the
+	// repository, as messages name it.
+	File, Shown string
+	// Head is the workflow as the checkout's HEAD holds it.
+	Head []byte
+	// Base is the base's; BaseThere is false where the base has none.
+	Base      []byte
+	BaseThere bool
+	// LocalAction is the repository-relative directory of the action
+	// that runs, where it is the repository's own (uses: ./…), "." for
+	// its top; "" where it is not: a step is a vigiles step where its
+	// uses names vigiles/action (any ref) or this directory.
+	LocalAction string
+	// Unread, where not "", says why the base's workflow could not be
+	// read: one RulePolicyBase warning, nothing compared.
+	Unread string
+	// NotCompared, where not "", says why the workflow was not compared
+	// though the base was read (no GITHUB_WORKFLOW_REF, a workflow of
+	// another repository): one RulePolicyBase notice.
+	NotCompared string
+}
+
+// workflowStep is a step of a workflow that uses vigiles.
+type workflowStep struct {
+	job      string
+	jobKey   *yaml.Node // the job's key in jobs
+	jobNode  *yaml.Node // the job's mapping
+	step     *yaml.Node // the step's mapping
+	id, name string
+	nth      int // among the job's vigiles steps, from 1
+}
+
+// shown is how a finding names the step: by its id, else its name, else
+// its place among the job's vigiles steps; names Go-quoted.
+func (s *workflowStep) shown() string {
+	switch {
+	case s.id != "":
+		return fmt.Sprintf("the vigiles step %q of the job %q", s.id, s.job)
+	case s.name != "":
+		return fmt.Sprintf("the vigiles step named %q of the job %q", s.name, s.job)
+	}
+	return fmt.Sprintf("vigiles step %d of the job %q", s.nth, s.job)
+}
+
+// deref is n, or what n is an alias of (GitHub reads YAML anchors).
+func deref(n *yaml.Node) *yaml.Node {
+	for i := 0; n != nil && n.Kind == yaml.AliasNode && i < 16; i++ {
+		n = n.Alias
+	}
+	if n != nil && n.Kind == yaml.AliasNode {
+		return nil
+	}
+	return n
+}
+
+// wfValue is mapValue through aliases.
+func wfValue(n *yaml.Node, key string) (v, k *yaml.Node) {
+	v, k = mapValue(deref(n), key)
+	return deref(v), k
+}
+
+// scalarText is a scalar's text as written (an expression is compared
+// as text, never evaluated); "" for none, and a non-scalar's YAML.
+func scalarText(n *yaml.Node) string {
+	n = deref(n)
+	switch {
+	case n == nil:
+		return ""
+	case n.Kind == yaml.ScalarNode:
+		return strings.TrimSpace(n.Value)
+	}
+	b, err := yaml.Marshal(n)
+	if err != nil {
+		return "?"
+	}
+	return strings.TrimSpace(string(b))
+}
+
+// usesVigiles says whether a step's uses names vigiles: vigiles/action
+// at any ref, or the repository's own action at local.
+func usesVigiles(uses, local string) bool {
+	u := strings.TrimSpace(uses)
+	if u == "." || strings.HasPrefix(u, "./") {
+		return local != "" && path.Clean(u) == path.Clean(local)
+	}
+	name, _, ok := strings.Cut(u, "@")
+	return ok && strings.EqualFold(name, "vigiles/action")
+}
+
+// workflowRoot is a workflow file's top mapping; nil where it is none.
+func workflowRoot(data []byte) (*yaml.Node, error) {
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		return nil, err
+	}
+	if len(doc.Content) == 0 {
+		return nil, nil
+	}
+	root := deref(doc.Content[0])
+	if root == nil || root.Kind != yaml.MappingNode {
+		return nil, nil
+	}
+	return root, nil
+}
+
+// vigilesSteps are the steps of the workflow root that use vigiles, in
+// the file's order.
+func vigilesSteps(root *yaml.Node, local string) []*workflowStep {
+	jobs, _ := wfValue(root, "jobs")
+	if jobs == nil || jobs.Kind != yaml.MappingNode {
+		return nil
+	}
+	var out []*workflowStep
+	for i := 0; i+1 < len(jobs.Content); i += 2 {
+		key, job := jobs.Content[i], deref(jobs.Content[i+1])
+		steps, _ := wfValue(job, "steps")
+		if steps == nil || steps.Kind != yaml.SequenceNode {
+			continue
+		}
+		nth := 0
+		for _, st := range steps.Content {
+			st = deref(st)
+			uses, _ := wfValue(st, "uses")
+			if st == nil || st.Kind != yaml.MappingNode || !usesVigiles(scalarText(uses), local) {
+				continue
+			}
+			nth++
+			id, _ := wfValue(st, "id")
+			name, _ := wfValue(st, "name")
+			out = append(out, &workflowStep{job: key.Value, jobKey: key, jobNode: job, step: st, id: scalarText(id), name: scalarText(name), nth: nth})
+		}
+	}
+	return out
+}
+
+// matchSteps pairs each head step with a base step of the same job: by
+// id, else by name, else by its place among the job's vigiles steps not
+// paired so. A head step paired with none is nil in the result's base;
+// gone are the base's steps paired with none.
+func matchSteps(base, head []*workflowStep) (pairs [][2]*workflowStep, gone []*workflowStep) {
+	used := map[*workflowStep]bool{}
+	pair := map[*workflowStep]*workflowStep{}
+	for _, key := range []func(*workflowStep) string{
+		func(s *workflowStep) string { return s.id },
+		func(s *workflowStep) string { return s.name },
+	} {
+		for _, h := range head {
+			if pair[h] != nil || key(h) == "" {
+				continue
+			}
+			for _, b := range base {
+				if !used[b] && b.job == h.job && key(b) == key(h) {
+					pair[h], used[b] = b, true
+					break
+				}
+			}
+		}
+	}
+	// Then in order, within each job, among those left.
+	for _, h := range head {
+		if pair[h] != nil {
+			continue
+		}
+		for _, b := range base {
+			if !used[b] && b.job == h.job && (b.id == "" || h.id == "") {
+				pair[h], used[b] = b, true
+				break
+			}
+		}
+	}
+	for _, h := range head {
+		pairs = append(pairs, [2]*workflowStep{pair[h], h})
+	}
+	for _, b := range base {
+		if !used[b] {
+			gone = append(gone, b)
+		}
+	}
+	return pairs, gone
+}
+
+// Each input's ranks, weakest first; "" is the input left empty.
+var (
+	sandboxRanks   = []string{"off", "auto", "", "strict"}
+	egressRanks    = []string{"allow", "record", "", "deny"}
+	failLevelRanks = []string{"none", "error", "warning", "notice"}
+)
+
+// listInput is an input of entries, one per line or comma-separated, as
+// the action reads paths, allow and reports.
+func listInput(s string) []string {
+	var out []string
+	for _, f := range strings.FieldsFunc(s, func(r rune) bool { return r == '\n' || r == ',' }) {
+		if f = strings.TrimSpace(f); f != "" {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// compareWorkflow names what the head's workflow weakens of the base's
+// vigiles steps, each a RulePolicyWeakened warning at its line of the
+// head's file; a base not read or a workflow not compared is one
+// RulePolicyBase finding that says so.
+func compareWorkflow(w *WorkflowBase, baseName string) []report.Finding {
+	file := report.Location{File: w.File}
+	switch {
+	case w.Unread != "":
+		return []report.Finding{{Rule: RulePolicyBase, Severity: report.SeverityWarning, Location: file, Title: "base not compared",
+			Message: fmt.Sprintf("the workflow %s of %s could not be read, so what this change does to its vigiles steps was not compared with it: %s", shownName(w.Shown), baseName, w.Unread)}}
+	case w.NotCompared != "":
+		return []report.Finding{{Rule: RulePolicyBase, Severity: report.SeverityNotice, Location: file, Title: "workflow not compared",
+			Message: fmt.Sprintf("the workflow this step runs in was not compared with %s's, so what this change does to its vigiles steps is named nowhere: %s", baseName, w.NotCompared)}}
+	}
+	notCompared := func(sev report.Severity, format string, a ...any) []report.Finding {
+		return []report.Finding{{Rule: RulePolicyBase, Severity: sev, Location: file, Title: "workflow not compared", Message: fmt.Sprintf(format, a...)}}
+	}
+	head, err := workflowRoot(w.Head)
+	if err != nil || head == nil {
+		return notCompared(report.SeverityNotice, "the workflow %s does not parse as a mapping of YAML, so its vigiles steps were not compared with %s's", shownName(w.Shown), baseName)
+	}
+	heads := vigilesSteps(head, w.LocalAction)
+	if !w.BaseThere {
+		// The base ran no step of this file: each is new, and checks
+		// more than none (a workflow renamed is another file, whose
+		// base's steps this run does not read).
+		return notCompared(report.SeverityNotice, "%s has no workflow %s, so its %d vigiles step(s) are new, compared with none: a workflow renamed or moved is compared with nothing of its former file", baseName, shownName(w.Shown), len(heads))
+	}
+	root, err := workflowRoot(w.Base)
+	if err != nil || root == nil {
+		return notCompared(report.SeverityWarning, "the workflow %s of %s does not parse, so this change's vigiles steps were not compared with it", shownName(w.Shown), baseName)
+	}
+	base := vigilesSteps(root, w.LocalAction)
+	if len(base) > maxWorkflowSteps || len(heads) > maxWorkflowSteps {
+		return notCompared(report.SeverityNotice, "the workflow %s holds more than %d vigiles steps, which vigiles does not compare with %s's", shownName(w.Shown), maxWorkflowSteps, baseName)
+	}
+	at := func(n *yaml.Node) report.Location {
+		l := file
+		if n != nil {
+			l.Line, l.Column = n.Line, n.Column
+		}
+		return l
+	}
+	var ch []policyChange
+	pairs, gone := matchSteps(base, heads)
+	jobs, jobsKey := wfValue(head, "jobs")
+	for _, b := range gone {
+		// At the head's job of that id, else at jobs.
+		where := jobsKey
+		if _, k := wfValue(jobs, b.job); k != nil {
+			where = k
+		}
+		ch = append(ch, policyChange{at(where), b.shown() + " is removed, or changed past matching (its id, name and place among the job's vigiles steps): the check it ran does not run as it did"})
+	}
+	jobsDone := map[string]bool{}
+	for _, p := range pairs {
+		if p[0] == nil {
+			continue // a step the base had not checks more than none
+		}
+		ch = append(ch, compareVigilesStep(p[0], p[1], at)...)
+		if !jobsDone[p[1].job] {
+			jobsDone[p[1].job] = true
+			ch = append(ch, compareWhen(p[0].jobNode, p[1].jobNode, fmt.Sprintf("the job %q", p[1].job), at)...)
+		}
+	}
+	finds := make([]report.Finding, 0, len(ch)+1)
+	for _, c := range ch {
+		finds = append(finds, report.Finding{Rule: RulePolicyWeakened, Severity: report.SeverityWarning, Location: c.at,
+			Title: "workflow weakened by this change", Message: fmt.Sprintf("against %s, %s: the workflow runs as this change has it, so a check that passes here may pass only for that; review it as part of the change", baseName, cutBytes(c.what, maxWorkflowChange))})
+	}
+	if len(heads) == 0 {
+		// The step runs, but not as a step of this file vigiles knows: a
+		// reusable workflow's, a composite action's, another name's.
+		finds = append(finds, notCompared(report.SeverityNotice, "the workflow %s names no step that uses vigiles (vigiles/action, or this repository's own action), so no step of it was compared with %s's: a step of a reusable workflow or of a composite action, or an action of another name, is not compared", shownName(w.Shown), baseName)...)
+	}
+	return finds
+}
+
+// compareWhen names where the step or job h may run less, or fail less,
+// than b: an if: it had not or another (not evaluated: compared as
+// text), continue-on-error set.
+func compareWhen(b, h *yaml.Node, what string, at func(*yaml.Node) report.Location) []policyChange {
+	var ch []policyChange
+	bif, _ := wfValue(b, "if")
+	hif, hk := wfValue(h, "if")
+	if hk != nil && scalarText(hif) != scalarText(bif) {
+		was := "it had none"
+		if bif != nil {
+			was = fmt.Sprintf("it was %q", scalarText(bif))
+		}
+		ch = append(ch, policyChange{at(hk), fmt.Sprintf("%s runs if: %q (not evaluated here), where %s: it may be skipped where the base's ran", what, scalarText(hif), was)})
+	}
+	bce, _ := wfValue(b, "continue-on-error")
+	hce, hk := wfValue(h, "continue-on-error")
+	if hv := strings.ToLower(scalarText(hce)); hk != nil && hv != "false" && hv != strings.ToLower(scalarText(bce)) {
+		ch = append(ch, policyChange{at(hk), fmt.Sprintf("%s has continue-on-error: %q, where it was %q: a failing check then fails nothing", what, scalarText(hce), orText(scalarText(bce), "false"))})
+	}
+	return ch
+}
+
+func orText(s, or string) string {
+	if s == "" {
+		return or
+	}
+	return s
+}
+
+// compareVigilesStep names what the vigiles step h checks less than b:
+// another uses, if: or continue-on-error, and each input that weakens
+// (an input the action reads as a default where it is empty is
+// compared with that default). Neutral are github-token, check-run,
+// sarif, max-runs (a plan over it runs nothing, an error), jobs, runtime
+// and inputs the action does not know.
+func compareVigilesStep(b, h *workflowStep, at func(*yaml.Node) report.Location) []policyChange {
+	var ch []policyChange
+	add := func(n *yaml.Node, format string, a ...any) {
+		ch = append(ch, policyChange{at(n), h.shown() + " " + fmt.Sprintf(format, a...)})
+	}
+	bs := b.step
+	bu, _ := wfValue(bs, "uses")
+	hu, hk := wfValue(h.step, "uses")
+	if !strings.EqualFold(scalarText(bu), scalarText(hu)) {
+		add(hk, "uses %q, where it used %q: another vigiles runs the check", scalarText(hu), scalarText(bu))
+	}
+	ch = append(ch, compareWhen(bs, h.step, h.shown(), at)...)
+
+	bw, _ := wfValue(bs, "with")
+	hw, _ := wfValue(h.step, "with")
+	in := func(w *yaml.Node, key string) string {
+		v, _ := wfValue(w, key)
+		return scalarText(v)
+	}
+	keyOf := func(key string) *yaml.Node {
+		if _, k := wfValue(hw, key); k != nil {
+			return k
+		}
+		if _, k := wfValue(h.step, "with"); k != nil {
+			return k
+		}
+		_, k := wfValue(h.step, "uses")
+		return k
+	}
+	expr := func(s string) bool { return strings.Contains(s, "${{") }
+	// An input of ranks: named where lower, or, as text, where either is
+	// an expression or no rank (a value the action refuses) and they
+	// differ.
+	ranked := func(key string, ranks []string, bv, hv string) {
+		bl, hl := strings.ToLower(bv), strings.ToLower(hv)
+		if bl == hl {
+			return
+		}
+		bi, hi := slices.Index(ranks, bl), slices.Index(ranks, hl)
+		if expr(bv) || expr(hv) || bi < 0 || hi < 0 || hi < bi {
+			add(keyOf(key), "has %s: %q, where it was %q%s", key, hv, bv, exprNote(bv, hv))
+		}
+	}
+	changed := func(key, def, why string) {
+		bv, hv := orText(in(bw, key), def), orText(in(hw, key), def)
+		if bv != hv {
+			add(keyOf(key), "has %s: %q, where it was %q%s: %s", key, hv, bv, exprNote(bv, hv), why)
+		}
+	}
+	turnedOn := func(key, why string) {
+		bv, hv := strings.ToLower(in(bw, key)), strings.ToLower(in(hw, key))
+		if hv != bv && hv != "" && hv != "false" {
+			add(keyOf(key), "has %s: %q, where it was %q%s: %s", key, in(hw, key), orText(in(bw, key), "false"), exprNote(bv, hv), why)
+		}
+	}
+
+	changed("command", "test", "it runs another check")
+	changed("working-directory", ".", "it checks another tree")
+	changed("config", DefaultConfig, "it reads another policy file, which the base's is not compared with")
+	if bv, hv := in(bw, "baseline"), in(hw, "baseline"); bv != hv && (bv != "" || expr(hv)) {
+		why := "it compares with another baseline, which the base's is not compared with"
+		if hv == "" {
+			why = "it compares with no baseline: every run is new, none an error"
+		}
+		add(keyOf("baseline"), "has baseline: %q, where it was %q%s: %s", hv, bv, exprNote(bv, hv), why)
+	}
+	turnedOn("update-baseline", "it writes the baseline from this run and compares with none")
+	ranked("sandbox", sandboxRanks, in(bw, "sandbox"), in(hw, "sandbox"))
+	// allow implies egress allow, and replaces the policy's egress.
+	egressOf := func(w *yaml.Node) string {
+		if in(w, "allow") != "" && !expr(in(w, "egress")) {
+			return "allow"
+		}
+		return in(w, "egress")
+	}
+	ranked("egress", egressRanks, egressOf(bw), egressOf(hw))
+	if added := addedOf(listInput(in(bw, "allow")), listInput(in(hw, "allow")), strings.ToLower); len(added) > 0 {
+		add(keyOf("allow"), "has allow adding %s: hooks may reach them", quoteList(added))
+	}
+	ranked("fail-level", failLevelRanks, orText(strings.ToLower(in(bw, "fail-level")), "error"), orText(strings.ToLower(in(hw, "fail-level")), "error"))
+	if bp, hp := listInput(in(bw, "paths")), listInput(in(hw, "paths")); len(hp) > 0 {
+		if gone := addedOf(hp, bp, nil); len(bp) == 0 || len(gone) > 0 {
+			add(keyOf("paths"), "has paths: [%s], where it audited %s: it audits less of the tree", quoteList(hp), orText(quoteList(bp), "the whole working-directory"))
+		}
+	}
+	if bv, hv := in(bw, "shard"), in(hw, "shard"); hv != "" && hv != bv {
+		add(keyOf("shard"), "has shard: %q, where it was %q%s: it runs a part of the work", hv, bv, exprNote(bv, hv))
+	}
+	if br, hr := listInput(in(bw, "reports")), listInput(in(hw, "reports")); len(br) > 0 && !slices.Equal(br, hr) {
+		add(keyOf("reports"), "has reports: [%s], where it was [%s]: a merge may join fewer shards", quoteList(hr), quoteList(br))
+	}
+	turnedOn("hook-logs", "every hook's output is printed in the step log, where problem matchers may turn a hook's text into annotations")
+	changed("image", "ghcr.io/vigiles/action:v1", "another image runs the check")
+	return ch
+}
+
+// exprNote says that an expression is compared as written.
+func exprNote(vs ...string) string {
+	for _, v := range vs {
+		if strings.Contains(v, "${{") {
+			return " (an expression, compared as text, not evaluated)"
+		}
+	}
+	return ""
+}
