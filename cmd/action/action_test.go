@@ -153,9 +153,10 @@ func (s *simulatedStep) run(t *testing.T) {
 
 // checkout makes the step's workspace what actions/checkout leaves on a
 // pull_request event, a git work tree, and the pull request's base (the
-// payload's pull_request.base.sha) its commit of the files as they are:
-// the change weakens nothing of its base's policy or baseline, which the
-// action compares it with (policybase.go). A workspace left empty, or
+// payload's pull_request.base.sha) its commit of the files as they are,
+// with the workflow file GITHUB_WORKFLOW_REF names (unless set): the
+// change weakens nothing of its base's policy, baseline or workflow,
+// which the action compares it with (policybase.go). A workspace left empty, or
 // one that is a checkout already, is left as it is.
 func (s *simulatedStep) checkout(t *testing.T) {
 	t.Helper()
@@ -165,6 +166,12 @@ func (s *simulatedStep) checkout(t *testing.T) {
 	}
 	if _, err := os.Lstat(filepath.Join(ws, ".git")); err == nil {
 		return
+	}
+	// The workflow the step runs in, as GitHub names it, in the base
+	// as in the change: compared, it weakens nothing.
+	if _, ok := s.env["GITHUB_WORKFLOW_REF"]; !ok {
+		writeFilesIn(t, ws, map[string]string{".github/workflows/vigiles.yml": "on: pull_request\njobs:\n  vigiles:\n    runs-on: ubuntu-latest\n    steps:\n      - uses: vigiles/action@v1\n"})
+		s.env["GITHUB_WORKFLOW_REF"] = "octo/plugins/.github/workflows/vigiles.yml@refs/pull/7/merge"
 	}
 	gitIn(t, ws, "init", "-q")
 	gitIn(t, ws, "add", "-A")

@@ -81,7 +81,88 @@ func pullRequestBase(ctx context.Context, getenv func(string) string, dir, confi
 		return unread("the event payload has no commit at pull_request.base.sha")
 	}
 	sha := ev.PullRequest.Base.SHA
-	return readPolicyBase(ctx, dir, sha, "the pull request's base", true, config, baseline)
+	pb := readPolicyBase(ctx, dir, sha, "the pull request's base", true, config, baseline)
+	if pb.Unread == "" && getenv("GITHUB_EVENT_NAME") == "pull_request" {
+		// The workflow runs as the pull request has it (on
+		// pull_request_target, as the base has it: nothing to compare).
+		pb.Workflow = readWorkflowBase(ctx, getenv, dir, pb.Commit)
+	}
+	return pb
+}
+
+// workflowRef is GITHUB_WORKFLOW_REF: the repository, and the path of
+// the workflow file in it, that the job runs (owner/repo/.github/
+// workflows/x.yml@refs/pull/7/merge). Environment text: read strictly.
+var workflowRef = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^([A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+)/(\.github/workflows/[A-Za-z0-9_.-]+\.ya?ml)@refs/[^\x00-\x20\x7f]+$`)
+})
+
+// readWorkflowBase reads the workflow file the job runs (GITHUB_WORKFLOW_REF)
+// as the base commit and the checkout's HEAD hold it, from git in dir,
+// where the policy file's base was read (no fetch of its own), and the
+// directory of the action that runs (GITHUB_ACTION_PATH) where it is the
+// repository's own. What cannot be read is said in the result, never an
+// error.
+func readWorkflowBase(ctx context.Context, getenv func(string) string, dir, commit string) *runner.WorkflowBase {
+	w := &runner.WorkflowBase{}
+	ref := getenv("GITHUB_WORKFLOW_REF")
+	m := workflowRef().FindStringSubmatch(ref)
+	switch {
+	case ref == "":
+		w.NotCompared = "GITHUB_WORKFLOW_REF is not set, so the workflow file is not known"
+		return w
+	case m == nil:
+		w.NotCompared = fmt.Sprintf("GITHUB_WORKFLOW_REF (%q) names no workflow file of .github/workflows", ref)
+		return w
+	}
+	w.Shown = m[2]
+	if repo := getenv("GITHUB_REPOSITORY"); !strings.EqualFold(m[1], repo) {
+		w.NotCompared = fmt.Sprintf("the workflow is the repository %q's, not this one's (%q)", m[1], repo)
+		return w
+	}
+	top, err := git(ctx, dir, 4096, "rev-parse", "--show-toplevel")
+	if err != nil {
+		w.Unread = err.Error()
+		return w
+	}
+	topDir := strings.TrimSuffix(string(top), "\n")
+	if t, err := filepath.EvalSymlinks(topDir); err == nil {
+		topDir = t
+	}
+	// Named as the policy file's findings are: relative to dir, which
+	// the action then puts under working-directory.
+	w.File = w.Shown
+	if d, err := filepath.Abs(dir); err == nil {
+		if r, err := filepath.EvalSymlinks(d); err == nil {
+			d = r
+		}
+		if rel, err := filepath.Rel(d, filepath.Join(topDir, filepath.FromSlash(w.Shown))); err == nil {
+			w.File = filepath.ToSlash(rel)
+		}
+	}
+	if ap := getenv("GITHUB_ACTION_PATH"); ap != "" {
+		if r, err := filepath.EvalSymlinks(ap); err == nil {
+			ap = r
+		}
+		if rel, err := filepath.Rel(topDir, ap); err == nil && (rel == "." || filepath.IsLocal(rel)) {
+			w.LocalAction = filepath.ToSlash(rel)
+		}
+	}
+	var there bool
+	w.Head, there, err = blobAt(ctx, dir, "HEAD", w.Shown, maxBasePolicy)
+	switch {
+	case err != nil:
+		w.NotCompared = fmt.Sprintf("reading %s of the checkout's HEAD: %v", w.Shown, err)
+		return w
+	case !there:
+		w.NotCompared = fmt.Sprintf("the checkout's HEAD has no %s, the workflow that runs", w.Shown)
+		return w
+	}
+	w.Base, w.BaseThere, err = blobAt(ctx, dir, commit, w.Shown, maxBasePolicy)
+	if err != nil {
+		w.Unread = fmt.Sprintf("reading %s of it: %v", w.Shown, err)
+	}
+	return w
 }
 
 // readPolicyBase reads the policy file and baseline of the git revision
