@@ -88,3 +88,44 @@ func TestActionNamesWhatThePullRequestWeakensOfItsWorkflow(t *testing.T) {
 		}
 	}
 }
+
+// TestReadWorkflowBaseReadsTheRefStrictly: GITHUB_WORKFLOW_REF is
+// environment text: one that names no workflow file of this repository
+// compares nothing and says why; one that does is read at the base and at
+// HEAD, named relative to a working-directory below the top (which the
+// action then puts under it), and the action's own directory, where it is
+// the repository, is its local action.
+func TestReadWorkflowBaseReadsTheRefStrictly(t *testing.T) {
+	dir, _ := filepath.EvalSymlinks(t.TempDir())
+	wf := ".github/workflows/v.yml"
+	writeFilesIn(t, dir, map[string]string{wf: "on: pull_request\n", "sub/x": "x\n"})
+	gitIn(t, dir, "init", "-q")
+	gitIn(t, dir, "add", "-A")
+	gitIn(t, dir, "commit", "-q", "-m", "base")
+	base := gitIn(t, dir, "rev-parse", "HEAD")
+	writeFilesIn(t, dir, map[string]string{wf: "on: [pull_request]\n"})
+	gitIn(t, dir, "commit", "-q", "-a", "-m", "head")
+	env := map[string]string{"GITHUB_REPOSITORY": "octo/plugins", "GITHUB_ACTION_PATH": dir}
+	read := func(ref string) *runner.WorkflowBase {
+		env["GITHUB_WORKFLOW_REF"] = ref
+		return readWorkflowBase(context.Background(), func(k string) string { return env[k] }, filepath.Join(dir, "sub"), base)
+	}
+	for _, ref := range []string{
+		"",
+		"octo/plugins/" + wf, // no ref
+		"octo/plugins/.github/workflows/../../x.yml@refs/a",  // out of .github/workflows
+		"octo/plugins/.github/workflows/sub/v.yml@refs/a",    // no such file GitHub runs
+		"octo/plugins/" + wf + "@refs/a\n::error::FORGED",    // a line break
+		"octo/plugins/.github/workflows/v.yml\x00@refs/pull", // a NUL
+		"other/repo/" + wf + "@refs/heads/main",              // another repository's
+	} {
+		if w := read(ref); w.NotCompared == "" || w.Head != nil {
+			t.Errorf("GITHUB_WORKFLOW_REF %q: %+v, want nothing read and why", ref, w)
+		}
+	}
+	w := read("Octo/Plugins/" + wf + "@refs/pull/7/merge")
+	if w.NotCompared != "" || w.Unread != "" || !w.BaseThere || string(w.Base) != "on: pull_request\n" || string(w.Head) != "on: [pull_request]\n" ||
+		w.File != "../"+wf || w.Shown != wf || w.LocalAction != "." {
+		t.Errorf("a workflow of this repository: %+v", w)
+	}
+}
