@@ -117,7 +117,7 @@ func compileMatcher(s string, narrow bool) (*Matcher, error) {
 	re, err := regexp.Compile(jsIdentityEscapes(s))
 	if err != nil {
 		var se *syntax.Error
-		if errors.As(err, &se) && (se.Code == syntax.ErrInvalidPerlOp || se.Code == syntax.ErrInvalidEscape || se.Code == syntax.ErrInvalidNamedCapture) && jsMayAccept(s) {
+		if errors.As(err, &se) && jsMayAccept(se.Code, s) {
 			return &Matcher{all: true}, fmt.Errorf("matcher %q: %w (%v)", s, ErrUnsupportedMatcher, err)
 		}
 		return &Matcher{invalid: true}, fmt.Errorf("compiling matcher %q: %w", s, err)
@@ -208,11 +208,44 @@ func isHex(s string) bool {
 	return true
 }
 
-// jsMayAccept guesses whether a regex RE2 rejects for Perl syntax may be
-// valid JavaScript: lookaround, named groups in JS form, backreferences.
-func jsMayAccept(s string) bool {
-	for _, t := range []string{"(?=", "(?!", "(?<=", "(?<!", `\1`, `\2`, `\k<`} {
-		if strings.Contains(s, t) {
+// jsMayAccept guesses whether a regex RE2 rejects (with the error code)
+// may be valid JavaScript, where Claude Code applies it as a RegExp
+// without the u flag: lookaround, named groups in JS form and
+// backreferences; any escape RE2 refuses once jsIdentityEscapes has
+// rewritten the letters (\8 and \9 are digits there, \3 with fewer groups
+// an octal code, [\b] a backspace, [a-\d] a class of a, '-' and digits:
+// JavaScript refuses no escape but a trailing backslash, which RE2 names
+// otherwise); a repetition count above RE2's 1000 (x{1001}, or counts
+// whose product passes it), which JavaScript refuses only where its
+// least count is above its most (x{2,1}); and an expression that nests
+// deeper or is larger than RE2 takes, which JavaScript takes.
+func jsMayAccept(code syntax.ErrorCode, s string) bool {
+	switch code {
+	case syntax.ErrInvalidEscape, syntax.ErrNestingDepth, syntax.ErrLarge:
+		return true
+	case syntax.ErrInvalidRepeatSize:
+		return !reversedRepeat(s)
+	case syntax.ErrInvalidPerlOp, syntax.ErrInvalidNamedCapture:
+		for _, t := range []string{"(?=", "(?!", "(?<=", "(?<!", `\1`, `\2`, `\k<`} {
+			if strings.Contains(s, t) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// reversedRepeat says whether s holds a repetition {n,m} whose least
+// count n is above its most m, which JavaScript refuses as RE2 does.
+func reversedRepeat(s string) bool {
+	for i := strings.IndexByte(s, '{'); i >= 0; i = strings.IndexByte(s, '{') {
+		s = s[i+1:]
+		lo, rest, ok := strings.Cut(s, ",")
+		hi, _, closed := strings.Cut(rest, "}")
+		if !ok || !closed || lo == "" || hi == "" || strings.Trim(lo, "0123456789") != "" || strings.Trim(hi, "0123456789") != "" {
+			continue
+		}
+		if a, b := strings.TrimLeft(lo, "0"), strings.TrimLeft(hi, "0"); len(a) > len(b) || len(a) == len(b) && a > b {
 			return true
 		}
 	}

@@ -377,6 +377,37 @@ func TestUnsupportedMatcherMatchesEverything(t *testing.T) {
 	}
 }
 
+// TestMatcherRE2RefusesJSTakes checks that a matcher RE2 refuses and
+// JavaScript takes (each selects Bash in Node.js's new RegExp(m).test)
+// is read as matching everything, with ErrUnsupportedMatcher, not as one
+// that never matches: such a hook runs in Claude Code, so it runs in an
+// audit. Before, a repetition count above 1000, an escape of a digit or
+// a backspace and an expression nested past RE2's depth were "not a valid
+// regular expression, so it never matches", and the hook never ran. One
+// both engines refuse (Node.js: "numbers out of order", "Range out of
+// order") still never matches.
+func TestMatcherRE2RefusesJSTakes(t *testing.T) {
+	for _, m := range []string{
+		`Bash|x{1001}`, `^(Bash|Write){0,2000}$`, `Bash|(?:x{999}){999}`, `Bash|x{99999999999}`,
+		`Bash|\8`, `Bash|\3`, `Bash|[a-\d]`, `Bash|[\b]`,
+		"Bash|" + strings.Repeat("(", 1001) + "x" + strings.Repeat(")", 1001),
+	} {
+		c, err := CompileMatcher(m)
+		if !errors.Is(err, ErrUnsupportedMatcher) || !c.Match("Bash") {
+			t.Errorf("CompileMatcher(%.40q) = %v, selects Bash %v; want ErrUnsupportedMatcher, matching everything", m, err, c.Match("Bash"))
+		}
+		h := &Hook{Event: PreToolUse, Matcher: m, HasMatcher: true, Type: TypeCommand, Command: "x"}
+		if ps, why := toolsFor(h, nil, "/repo"); !slices.ContainsFunc(ps, func(p Payload) bool { return p.Tool == "Bash" }) {
+			t.Errorf("matcher %.40q: payloads %v (%s), want one for Bash", m, ps, why)
+		}
+	}
+	for _, m := range []string{`Bash|x{2,1}`, `Bash|x{1001,1000}`, `Bash|[z-a]`} {
+		if c, err := CompileMatcher(m); err == nil || errors.Is(err, ErrUnsupportedMatcher) || c.Match("Bash") {
+			t.Errorf("CompileMatcher(%q) = %v, selects Bash %v; want an invalid matcher", m, err, c.Match("Bash"))
+		}
+	}
+}
+
 func TestSynthInput(t *testing.T) {
 	tests := []struct {
 		cond, tool, key, want string
