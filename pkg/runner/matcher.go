@@ -626,10 +626,41 @@ func wildcard(pat, s string) bool {
 // single-segment "dir/**" (or "./dir/**") matches only below cwd's dir,
 // as Claude Code 2.1.214 and later apply it in an `if` ("write **/dir/**
 // for any-depth matching"); a relative path is read from cwd.
+//
+// As a .gitignore line, which Claude Code's Read and Edit rules follow
+// (the permissions reference), a pattern that matches a directory matches
+// every path below it (Edit(docs) and Edit(.github/workflows) a file in
+// it), and one that ends in '/' matches directories alone: a path's
+// parents, never the path itself (Edit(docs/) a file in docs, not a file
+// named docs). The parents looked at are those below cwd, the directory
+// the rule is relative to, where p lies under it, else every one.
 func pathRuleMatch(spec, p, cwd string) bool {
 	if p == "" {
 		return false
 	}
+	dirOnly := false
+	if d := strings.TrimRight(spec, "/"); d != spec && d != "" && d != "/" && d != "~" && d != "." {
+		spec, dirOnly = d, true
+	}
+	if !dirOnly && pathRuleMatchOne(spec, p, cwd) {
+		return true
+	}
+	stop := "/"
+	if !path.IsAbs(p) {
+		stop = "."
+	} else if strings.HasPrefix(p, strings.TrimSuffix(cwd, "/")+"/") {
+		stop = path.Clean(cwd)
+	}
+	for d := path.Dir(p); d != stop && d != "/" && d != "." && d != p; p, d = d, path.Dir(d) {
+		if pathRuleMatchOne(spec, d, cwd) {
+			return true
+		}
+	}
+	return false
+}
+
+// pathRuleMatchOne applies a file specifier to the path p itself.
+func pathRuleMatchOne(spec, p, cwd string) bool {
 	if dir, ok := strings.CutSuffix(strings.TrimPrefix(spec, "./"), "/**"); ok && dir != "" && dir != "**" && !strings.ContainsAny(dir, "/") {
 		if !path.IsAbs(p) {
 			p = path.Join(cwd, p)
@@ -694,6 +725,10 @@ func SynthInput(cond, tool, cwd string, base map[string]any) map[string]any {
 			p = cwd + "/src/" + spec
 		default:
 			p = cwd + "/" + strings.TrimPrefix(strings.TrimPrefix(spec, "./"), "/")
+		}
+		if strings.HasSuffix(p, "/") {
+			// A directory (Edit(docs/)): a file in it.
+			p += "example"
 		}
 		p = strings.ReplaceAll(p, "**", "src")
 		p = fill(p, "example")

@@ -771,3 +771,50 @@ func TestMatcherJSIdentityEscapes(t *testing.T) {
 		t.Errorf(`matcher B\ash: payloads %v (%s), want one for Bash`, ps, why)
 	}
 }
+
+// TestIfDirectoryRuleCoversWhatIsBelow checks that a file rule of a
+// handler's `if` that names a directory matches every path below it, as a
+// .gitignore line does (Claude Code's Read and Edit rules follow the
+// gitignore specification), and that one ending in '/' matches a file in
+// that directory and not a file of that name. Before, Write(.github/)
+// matched no path at all: the audit could build no call for it and never
+// ran the hook (plan/not-run, a warning), and a check's call that wrote
+// .github/workflows/ci.yml skipped the hook that Claude Code runs for it.
+func TestIfDirectoryRuleCoversWhatIsBelow(t *testing.T) {
+	for _, tc := range []struct {
+		cond, tool, p string
+		want          bool
+	}{
+		{"Write(.github/)", "Write", "/repo/.github/workflows/ci.yml", true},
+		{"Write(.github)", "Write", "/repo/.github/workflows/ci.yml", true},
+		{"Write(.github/workflows)", "Write", "/repo/.github/workflows/ci.yml", true},
+		{"Edit(docs/)", "Edit", "/repo/docs/guide.md", true},
+		{"Edit(docs/)", "Edit", "/repo/packages/web/docs/guide.md", true}, // no '/' but the last: any depth
+		{"Edit(docs)", "Edit", "/repo/packages/web/docs/guide.md", true},
+		{"Edit(/docs/)", "Edit", "/repo/docs/a/b.md", true},
+		{"Edit(docs/**/)", "Edit", "/repo/docs/a/b.md", true},
+		{"Read(//etc/)", "Read", "/etc/ssl/openssl.cnf", true},
+		{"Read(~/.ssh/)", "Read", sandbox.Home + "/.ssh/id_rsa", true},
+		{"Edit(docs/)", "Edit", "/repo/docs", false}, // a file named docs: '/' names directories alone
+		{"Edit(docs/)", "Edit", "/repo/docsite/guide.md", false},
+		{"Edit(src/*.ts)", "Edit", "/repo/src/a/b.ts", false}, // '*' spans no '/'
+		{"Edit(repo)", "Edit", "/repo/guide.md", false},       // above the directory the rule is relative to
+	} {
+		if got := IfMatches(tc.cond, PreToolUse, tc.tool, "/repo", map[string]any{"file_path": tc.p}); got != tc.want {
+			t.Errorf("if %q on %s %s = %v, want %v", tc.cond, tc.tool, tc.p, got, tc.want)
+		}
+	}
+	for _, cond := range []string{"Write(.github/)", "Edit(docs/)", "Write(//etc/cron.d/)"} {
+		tool, _, _ := strings.Cut(cond, "(")
+		h := &Hook{Event: PreToolUse, Matcher: "Edit|Write", HasMatcher: true, Type: TypeCommand, Command: "x", If: cond}
+		ps, why := toolsFor(h, nil, "/repo")
+		if len(ps) != 1 || ps[0].Tool != tool {
+			t.Errorf("if %q: payloads %v (%s), want one for %s", cond, ps, why, tool)
+			continue
+		}
+		fp, _ := ps[0].Input["tool_input"].(map[string]any)["file_path"].(string)
+		if !IfMatches(cond, PreToolUse, tool, "/repo", map[string]any{"file_path": fp}) || !strings.Contains(fp, strings.Trim(cond[len(tool)+1:len(cond)-1], "/")+"/") {
+			t.Errorf("if %q: the audit's call names %q, want a file in that directory", cond, fp)
+		}
+	}
+}
