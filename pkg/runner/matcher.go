@@ -509,12 +509,107 @@ func bashRuleMatch(spec, cmd string) bool {
 	}
 	for _, c := range append([]string{cmd}, subs...) {
 		for _, part := range splitCompound(c) {
-			if wildcard(spec, part) {
-				return true
+			for _, w := range unwrapped(part) {
+				if bashWildcard(spec, w) {
+					return true
+				}
 			}
 		}
 	}
 	return false
+}
+
+// bashWildcard matches a simple command against a Bash specifier as
+// Claude Code's matchWildcardPattern does: '*' is any run of characters,
+// and a trailing " *" that is the specifier's only wildcard may match
+// nothing, so Bash(git *) matches a bare git (^git( .*)?$) and not gitk.
+func bashWildcard(spec, c string) bool {
+	if wildcard(spec, c) {
+		return true
+	}
+	head, ok := strings.CutSuffix(spec, " *")
+	return ok && !strings.Contains(head, "*") && head == c
+}
+
+// unwrapped is the simple command c and, where it starts with wrappers
+// Claude Code strips before it matches a Bash rule (the permissions
+// reference's "Wrappers": timeout, time, nice, nohup and stdbuf, the
+// builtins command and builtin, zsh's noglob, and xargs without flags),
+// the command each runs, one after another: "timeout 30 nice -n 5 npm
+// test" gives "nice -n 5 npm test" and "npm test". A wrapper with an
+// option vigiles does not know to be one Claude Code strips (command -v,
+// which runs nothing; xargs -n1) is left, as Claude Code leaves it.
+func unwrapped(c string) []string {
+	out := []string{c}
+	for range 8 {
+		f := strings.Fields(c)
+		n := wrapperWords(f)
+		if n == 0 || n >= len(f) {
+			break
+		}
+		c = strings.Join(f[n:], " ")
+		out = append(out, c)
+	}
+	return out
+}
+
+// wrapperWords is how many of the words f a leading wrapper and its
+// options take (0 where f starts with none Claude Code strips).
+func wrapperWords(f []string) int {
+	if len(f) < 2 {
+		return 0
+	}
+	value := func(s string) bool {
+		return s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.+-") == ""
+	}
+	n := 1
+	switch f[0] {
+	case "nohup", "time", "command", "builtin", "noglob", "xargs":
+		if strings.HasPrefix(f[1], "-") {
+			return 0
+		}
+	case "nice":
+		switch {
+		case f[1] == "-n" && len(f) > 2 && value(f[2]):
+			n = 3
+		case strings.HasPrefix(f[1], "-n") && value(f[1][2:]), strings.HasPrefix(f[1], "--adjustment=") && value(f[1][13:]),
+			len(f[1]) > 1 && f[1][0] == '-' && strings.Trim(f[1][1:], "0123456789") == "":
+			n = 2
+		case strings.HasPrefix(f[1], "-"):
+			return 0
+		}
+	case "stdbuf":
+		for n < len(f) && strings.HasPrefix(f[n], "-") {
+			switch o := f[n]; {
+			case (o == "-i" || o == "-o" || o == "-e") && n+1 < len(f) && value(f[n+1]):
+				n += 2
+			case len(o) > 2 && strings.ContainsRune("ioe", rune(o[1])) && value(o[2:]),
+				strings.HasPrefix(o, "--input=") || strings.HasPrefix(o, "--output=") || strings.HasPrefix(o, "--error="):
+				n++
+			default:
+				return 0
+			}
+		}
+	case "timeout":
+		for n < len(f) && strings.HasPrefix(f[n], "-") {
+			switch o := f[n]; {
+			case (o == "-s" || o == "-k") && n+1 < len(f) && value(f[n+1]):
+				n += 2
+			case o == "--foreground" || o == "--preserve-status" || o == "-v" || o == "--verbose",
+				(strings.HasPrefix(o, "--signal=") || strings.HasPrefix(o, "--kill-after=")) && value(o[strings.IndexByte(o, '=')+1:]):
+				n++
+			default:
+				return 0
+			}
+		}
+		if n >= len(f) || strings.Trim(strings.TrimRight(f[n], "smhd"), "0123456789.") != "" || f[n] == "" {
+			return 0
+		}
+		n++
+	default:
+		return 0
+	}
+	return n
 }
 
 // namesMoreThanCommand says whether a Bash specifier has a word past the

@@ -818,3 +818,50 @@ func TestIfDirectoryRuleCoversWhatIsBelow(t *testing.T) {
 		}
 	}
 }
+
+// TestIfBashRuleAsClaudeCodeMatchesIt checks a handler's Bash `if` against
+// the calls Claude Code runs it for and vigiles skipped: a bare command
+// under a rule whose only wildcard is a trailing " *" (Bash(git *) is
+// ^git( .*)?$ in Claude Code's matchWildcardPattern), and a command behind
+// the wrappers the permissions reference's "Wrappers" says Claude Code
+// strips before it matches (timeout, time, nice, nohup, stdbuf, command,
+// builtin, noglob, xargs without flags). Before, a check whose call was
+// `timeout 30 npm test` or a bare `git` skipped such a hook ("would not
+// run: its if condition … does not match"), where Claude Code runs it,
+// and a check of several hooks passed without it. What Claude Code does
+// not strip (command -v, xargs -n1, a timeout option holding a
+// substitution) still does not match.
+func TestIfBashRuleAsClaudeCodeMatchesIt(t *testing.T) {
+	for _, tc := range []struct {
+		cond, cmd string
+		want      bool
+	}{
+		{"Bash(git *)", "git", true},
+		{"Bash(npm test *)", "npm test", true},
+		{"Bash(npm test *)", "timeout 30 npm test", true},
+		{"Bash(npm test *)", "timeout -k 5 --preserve-status 30s npm test --watch", true},
+		{"Bash(npm test *)", "nice -n 10 npm test", true},
+		{"Bash(npm test *)", "nice -5 npm test", true},
+		{"Bash(npm test *)", "nohup npm test", true},
+		{"Bash(npm test *)", "time npm test", true},
+		{"Bash(npm test *)", "stdbuf -oL -e 0 npm test", true},
+		{"Bash(npm test *)", "command npm test", true},
+		{"Bash(npm test *)", "builtin npm test", true},
+		{"Bash(npm test *)", "noglob npm test", true},
+		{"Bash(npm test *)", "timeout 5 nice nohup npm test", true},
+		{"Bash(npm test *)", "ls && timeout 30 npm test", true},
+		{"Bash(grep *)", "xargs grep pattern", true},
+		{"Bash(rm *)", "FOO=1 timeout 9 rm -rf /", true},
+		{"Bash(git *)", "gitk", false},
+		{"Bash(git * main)", "git", false}, // the trailing wildcard is not the only one
+		{"Bash(grep *)", "xargs -n1 grep pattern", false},
+		{"Bash(ls *)", "command -v ls", false},
+		{"Bash(npm test *)", "timeout npm test", false}, // no duration: npm is timeout's
+		{"Bash(rm *)", "timeout -k$(id) 10 rm x", false},
+		{"Bash(npm test *)", "sudo npm test", false},
+	} {
+		if got := IfMatches(tc.cond, PreToolUse, "Bash", "/repo", map[string]any{"command": tc.cmd}); got != tc.want {
+			t.Errorf("if %q on Bash %q = %v, want %v", tc.cond, tc.cmd, got, tc.want)
+		}
+	}
+}
