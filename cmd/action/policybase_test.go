@@ -274,13 +274,7 @@ func prStep(t *testing.T, unreachable bool) *simulatedStep {
 	s.env["INPUT_BASELINE"] = runner.DefaultBaseline
 	src, _ := filepath.EvalSymlinks(t.TempDir())
 	base := weakenedPR(t, src)
-	origin := filepath.Join(t.TempDir(), "origin.git")
-	gitIn(t, src, "clone", "-q", "--bare", src, origin)
-	ws := s.env["GITHUB_WORKSPACE"]
-	if err := os.RemoveAll(ws); err != nil {
-		t.Fatal(err)
-	}
-	gitIn(t, filepath.Dir(ws), "clone", "-q", "--depth=1", "file://"+origin, ws)
+	ws, origin := shallowCheckout(t, s, src)
 	if out := exec.Command("git", "-C", ws, "cat-file", "-e", base+"^{commit}").Run(); out == nil {
 		t.Fatal("the shallow clone has the base already: nothing to fetch")
 	}
@@ -374,4 +368,20 @@ func checkRunText(s *simulatedStep) string {
 		b.Write(j)
 	}
 	return b.String()
+}
+
+// shallowCheckout makes the step's workspace what actions/checkout's
+// default (fetch-depth: 1) leaves of the repository src: a clone of its
+// head alone, from a bare origin of src's, which a fetch of the base can
+// reach. It returns the workspace and the origin.
+func shallowCheckout(t *testing.T, s *simulatedStep, src string) (ws, origin string) {
+	t.Helper()
+	origin = filepath.Join(t.TempDir(), "origin.git")
+	gitIn(t, src, "clone", "-q", "--bare", src, origin)
+	ws = s.env["GITHUB_WORKSPACE"]
+	if err := os.RemoveAll(ws); err != nil {
+		t.Fatal(err)
+	}
+	gitIn(t, filepath.Dir(ws), "clone", "-q", "--depth=1", "file://"+origin, ws)
+	return ws, origin
 }

@@ -46,13 +46,7 @@ func TestActionNamesWhatThePullRequestWeakensOfItsWorkflow(t *testing.T) {
 	writeFilesIn(t, src, map[string]string{wf: head})
 	gitIn(t, src, "commit", "-q", "-a", "-m", "ci: quieter")
 
-	origin := filepath.Join(t.TempDir(), "origin.git")
-	gitIn(t, src, "clone", "-q", "--bare", src, origin)
-	ws := s.env["GITHUB_WORKSPACE"]
-	if err := os.RemoveAll(ws); err != nil {
-		t.Fatal(err)
-	}
-	gitIn(t, filepath.Dir(ws), "clone", "-q", "--depth=1", "file://"+origin, ws)
+	ws, _ := shallowCheckout(t, s, src)
 	event := strings.Replace(prPayload, "1111111111111111111111111111111111111111", base, 1)
 	if err := os.WriteFile(s.env["GITHUB_EVENT_PATH"], []byte(event), 0o644); err != nil {
 		t.Fatal(err)
