@@ -499,6 +499,15 @@ func compareBaselines(base, head *Baseline, file string, headData []byte, baseNa
 		if hr.Command != br.Command && br.Command != "" {
 			add(lineOf(id), "accepts for %q the command %q, where it was %q", id, hr.Command, br.Command)
 		}
+		if hr.Context != br.Context && br.Context != "" {
+			// The audit names a run in another context (contextDrift),
+			// and one without a context it does not compare.
+			if hr.Context == "" {
+				add(lineOf(id), "accepts for %q any context (no \"context\"), where it ran as %q's", id, br.Context)
+			} else {
+				add(lineOf(id), "accepts for %q that it runs as %q's, where it ran as %q's", id, hr.Context, br.Context)
+			}
+		}
 		if hr.Decides != br.Decides {
 			add(lineOf(id), "accepts for %q that it decides %s, where it was %s", id, noneIfEmpty(hr.Decides), noneIfEmpty(br.Decides))
 		}

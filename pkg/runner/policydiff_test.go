@@ -252,7 +252,7 @@ func TestBaselineAcceptedByPRNamesWhatItOnceMissed(t *testing.T) {
 	env := func(s string) *string { return &s }
 	files := []BaselineFile{{Path: "plugins/notes/notes.sh", SHA256: strings.Repeat("a", 64)}}
 	run := func() BaselineRun {
-		return BaselineRun{Plugin: "notes", Event: "SessionStart", Command: "sh notes.sh", Outcome: "allowed", Hosts: []string{}, Writes: []string{".claude/notes/x", ".claude/notes/l"},
+		return BaselineRun{Plugin: "notes", Event: "SessionStart", Command: "sh notes.sh", Context: "plugin:plugins/notes", Outcome: "allowed", Hosts: []string{}, Writes: []string{".claude/notes/x", ".claude/notes/l"},
 			Deleted: []string{}, Links: map[string]string{".claude/notes/l": ".claude/notes/x"}, Env: env("export A=1\n"), Files: files}
 	}
 	listed := BaselineRun{Plugin: "notes", Event: "Stop", Outcome: "not-executable", Type: "http", Declared: "https://api.example.test/hook", Hosts: []string{}, Writes: []string{}, Deleted: []string{}}
@@ -273,6 +273,10 @@ func TestBaselineAcceptedByPRNamesWhatItOnceMissed(t *testing.T) {
 			`accepts for "` + id + `" the deletion of ".claude/notes/x"`},
 		{"files dropped", func(r, _ *BaselineRun, _ *Baseline) { r.Files = nil },
 			`accepts for "` + id + `" any files of the tree under its command (no "files")`},
+		{"context", func(r, _ *BaselineRun, _ *Baseline) { r.Context = "plugin:vendor/evil" },
+			`accepts for "` + id + `" that it runs as "plugin:vendor/evil"'s, where it ran as "plugin:plugins/notes"'s`},
+		{"context dropped", func(r, _ *BaselineRun, _ *Baseline) { r.Context = "" },
+			`accepts for "` + id + `" any context (no "context"), where it ran as "plugin:plugins/notes"'s`},
 		{"notRunFiles dropped", func(_, _ *BaselineRun, b *Baseline) { b.NotRunFiles = nil },
 			`accepts the hooks it lists as not run whatever files of the tree their commands run (no "notRunFiles")`},
 	} {
@@ -303,7 +307,7 @@ func TestBaselineAcceptedByPRNamesWhatItOnceMissed(t *testing.T) {
 			// And back: a baseline that accepts less names nothing (an
 			// env, a handler or a link's target other than the head's is
 			// another acceptance, not less).
-			if finds := compareBaselines(head, base, ".vigiles/baseline.json", nil, "base"); len(finds) != 0 && tc.name != "env" && tc.name != "declared" && tc.name != "link" {
+			if finds := compareBaselines(head, base, ".vigiles/baseline.json", nil, "base"); len(finds) != 0 && tc.name != "env" && tc.name != "declared" && tc.name != "link" && tc.name != "context" {
 				t.Errorf("the change undone gives %+v", finds)
 			}
 		})
