@@ -334,6 +334,9 @@ type session struct {
 	// marketDirs holds, by name, the directories of the tree's
 	// marketplaces discovery read (Discovery.MarketDirs).
 	marketDirs map[string][]string
+	// marketFiles holds, by name, the marketplace files discovery read
+	// (Discovery.MarketFiles).
+	marketFiles map[string][]string
 	// realRel caches, for inPart, where each path it was asked about
 	// leads.
 	realRel map[string]string
@@ -843,6 +846,12 @@ func (s *session) discoverAt(root string) (*Discovery, error) {
 			}
 			all.MarketDirs[name] = append(all.MarketDirs[name], dirs...)
 		}
+		for name, files := range d.MarketFiles {
+			if all.MarketFiles == nil {
+				all.MarketFiles = map[string][]string{}
+			}
+			all.MarketFiles[name] = append(all.MarketFiles[name], files...)
+		}
 		if all.Markets == nil {
 			all.Markets = map[string][]string{}
 		}
@@ -871,6 +880,7 @@ func (s *session) addDiscovered(d *Discovery) {
 	mergeLists(&s.markets, d.Markets)
 	mergeLists(&s.installs, d.Installs)
 	mergeLists(&s.marketDirs, d.MarketDirs)
+	mergeLists(&s.marketFiles, d.MarketFiles)
 	for name, why := range d.Skipped {
 		if s.skipped == nil {
 			s.skipped = map[string]string{}

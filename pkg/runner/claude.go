@@ -490,7 +490,7 @@ func (c *claudeDisc) project(root string) {
 	named := c.namedMarkets
 	c.namedMarkets = nil
 	for _, m := range named {
-		c.marketplace(m)
+		c.marketplaceAt(m.root, m.file)
 	}
 }
 
@@ -500,9 +500,11 @@ func (c *claudeDisc) project(root string) {
 // outsidePlugins reads them), for project to read after the project's
 // own files: Claude Code adds such a marketplace wherever it is, so
 // discovery reads it wherever it is, in a dot-directory too
-// (.claude/plugins), which the walk does not search (below). Only what
-// settings name is read so; a source that leaves the tree is not read,
-// and outsidePlugins says so.
+// (.claude/plugins), which the walk does not search (below), and a
+// "file" source's file whatever its name (marketplaces/team.json), from
+// the marketplace root Claude Code takes for it. Only what settings name
+// is read so; a source that leaves the tree, or a file whose root does,
+// is not read, and outsidePlugins says so.
 func (c *claudeDisc) marketsNamed(root string, n *jnode) {
 	km := n.get("extraKnownMarketplaces")
 	if km == nil || km.Kind != jsonObject {
@@ -515,7 +517,7 @@ func (c *claudeDisc) marketsNamed(root string, n *jnode) {
 		if _, own := claudeMarkets[m.Key]; own {
 			continue // Claude Code's own, whatever the settings say
 		}
-		p, ok := localMarketRoot(m.Value.get("source"), root)
+		p, file, ok := localMarketRoot(m.Value.get("source"), root)
 		if !ok {
 			continue
 		}
@@ -523,11 +525,25 @@ func (c *claudeDisc) marketsNamed(root string, n *jnode) {
 		if err != nil || !fi.IsDir() {
 			continue
 		}
-		if rel, err := relTo(c.dirReal, a); err == nil {
-			c.namedMarkets = append(c.namedMarkets, filepath.Join(c.dir, filepath.FromSlash(rel)))
+		rel, err := relTo(c.dirReal, a)
+		if err != nil {
+			continue
 		}
+		// The file as the root reaches it: a link on the way to the
+		// root is the root's, as Claude Code resolves both.
+		fileRel, err := filepath.Rel(p, file)
+		if err != nil || leavesDir(fileRel) {
+			continue
+		}
+		at := filepath.Join(c.dir, filepath.FromSlash(rel))
+		c.namedMarkets = append(c.namedMarkets, namedMarket{root: at, file: filepath.Join(at, fileRel)})
 	}
 }
+
+// namedMarket is a marketplace that settings name by a local source
+// (marketsNamed): its root, which its plugins' relative sources resolve
+// from, and its file, both absolute under the tree's path.
+type namedMarket struct{ root, file string }
 
 func newClaudeDisc(dir string) *claudeDisc {
 	c := &claudeDisc{dir: dir, dirReal: dir, seenFile: map[string]bool{}, seenPlugin: map[string]string{}, seenID: map[string]bool{}, out: &Discovery{}}
@@ -1035,9 +1051,9 @@ type claudeDisc struct {
 	// fixtures holds the plugin-shaped directories insidePlugin did not
 	// read (fixtureNotices).
 	fixtures []fixturePlugin
-	// namedMarkets holds the marketplace directories the settings of the
-	// project being read name (marketsNamed).
-	namedMarkets []string
+	// namedMarkets holds the marketplaces the settings of the project
+	// being read name (marketsNamed).
+	namedMarkets []namedMarket
 	// names holds, by plugin root (as seenPlugin), every name it was
 	// reached by: the entries' and its own; ownHooks the indexes in
 	// out.Hooks of its own declarations' hooks (alsoNamed).
@@ -3494,10 +3510,20 @@ func shellWords(s string) []string {
 	return nil
 }
 
-// marketplace reads .claude-plugin/marketplace.json and discovers every
-// plugin with a local source.
+// marketplace reads root's .claude-plugin/marketplace.json and discovers
+// every plugin with a local source.
 func (c *claudeDisc) marketplace(root string) {
-	rel, n := c.readObject(filepath.Join(root, claudeMarketplace))
+	c.marketplaceAt(root, filepath.Join(root, claudeMarketplace))
+}
+
+// marketplaceAt reads the marketplace file file, whose marketplace root
+// (where its plugins' relative sources resolve from) is root, and
+// discovers every plugin with a local source: root's
+// .claude-plugin/marketplace.json, or the file a settings' "file" source
+// names, whatever its name, whose root Claude Code takes two directories
+// above it (marketsNamed).
+func (c *claudeDisc) marketplaceAt(root, file string) {
+	rel, n := c.readObject(file)
 	if n == nil {
 		return
 	}
@@ -3512,6 +3538,12 @@ func (c *claudeDisc) marketplace(root string) {
 			if !slices.Contains(c.out.MarketDirs[market], dir) {
 				c.out.MarketDirs[market] = append(c.out.MarketDirs[market], dir)
 			}
+		}
+		if c.out.MarketFiles == nil {
+			c.out.MarketFiles = map[string][]string{}
+		}
+		if !slices.Contains(c.out.MarketFiles[market], rel) {
+			c.out.MarketFiles[market] = append(c.out.MarketFiles[market], rel)
 		}
 	}
 	base := root

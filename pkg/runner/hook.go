@@ -379,6 +379,10 @@ type Discovery struct {
 	// MarketDirs holds, by marketplace name, the directories (relative
 	// to the tree) of the marketplaces of that name discovery read.
 	MarketDirs map[string][]string
+	// MarketFiles holds, by marketplace name, the marketplace files
+	// (relative to the tree) of that name discovery read: a root's
+	// .claude-plugin/marketplace.json, or a file settings name.
+	MarketFiles map[string][]string
 	// Servers are the MCP and LSP servers plugins declare (servers.go),
 	// named in findings once the session knows its settings.
 	Servers []*Server

@@ -52,8 +52,8 @@ func (s *session) outsidePlugins() {
 		}
 		keys := map[string]said{}
 		sources := map[string]string{}
-		remote := map[string]bool{}    // by marketplace: a source that is not a local directory
-		nowhere := map[string]string{} // by marketplace: the path, as written, of a local source that holds none
+		remote := map[string]bool{}          // by marketplace: a source that is not a local directory
+		nowhere := map[string]unreadSource{} // by marketplace: a local source in the tree that vigiles did not read as one
 		for name, src := range claudeMarkets {
 			sources[name], remote[name] = src, true
 		}
@@ -159,7 +159,7 @@ func before(a, b jpos) bool {
 // the marketplace market, at the first one's key (at): from outside, or
 // (inTree) from a source other than the repository's audited marketplace
 // of that name, or from a path that holds no marketplace (nowhere).
-func (s *session) outsideFinding(file, market string, ks []string, at jpos, inTree bool, sources, nowhere map[string]string) {
+func (s *session) outsideFinding(file, market string, ks []string, at jpos, inTree bool, sources map[string]string, nowhere map[string]unreadSource) {
 	what, them, it := "the plugin "+shownName(ks[0]), "them", "it"
 	var pnames []string
 	for _, k := range ks {
@@ -195,12 +195,13 @@ func (s *session) outsideFinding(file, market string, ks []string, at jpos, inTr
 		msg = fmt.Sprintf("%s turns on %s, which Claude Code installs from %s, outside the repository, not from the repository's marketplace of that name, which vigiles audited: the hooks Claude Code runs in every session here are the source's, which vigiles did not run or audit; where that source is this repository, audit a git checkout whose origin remote names it (vigiles then reads the source as the audited marketplace), else point the source at the repository's own directory",
 			shownName(file), what, from)
 	}
-	if w, ok := nowhere[market]; ok {
+	if u, ok := nowhere[market]; ok {
 		// The source names a place in the repository that holds no
-		// marketplace: Claude Code adds none from it, so nothing of it
-		// runs, whatever the repository holds.
+		// marketplace, or a file whose root leaves it: Claude Code adds
+		// none from the former, so nothing of it runs, whatever the
+		// repository holds; vigiles read neither.
 		literal, audited := "", ""
-		if strings.Contains(w, "${") {
+		if strings.Contains(u.path, "${") {
 			literal = "; Claude Code reads the path as written, expanding no ${VAR} in it"
 		}
 		for _, n := range pnames {
@@ -209,8 +210,17 @@ func (s *session) outsideFinding(file, market string, ks []string, at jpos, inTr
 				break
 			}
 		}
-		msg = fmt.Sprintf("%s turns on %s from the marketplace %s, which extraKnownMarketplaces names by the path %s, where the repository holds no marketplace (no .claude-plugin/marketplace.json there%s): Claude Code adds no marketplace from it, so it installs %s from it and runs none of its hooks%s; point the path at the directory that holds .claude-plugin/marketplace.json, relative to the project's directory (\"./\" for its root)",
-			shownName(file), what, shownName(market), shownName(w), literal, noPlugin, audited)
+		switch u.cause {
+		case noMarketFile:
+			msg = fmt.Sprintf("%s turns on %s from the marketplace %s, which extraKnownMarketplaces names by the file path %s, where the repository holds no marketplace (no file there%s): Claude Code adds no marketplace from it, so it installs %s from it and runs none of its hooks%s; point the path at the marketplace file, relative to the project's directory",
+				shownName(file), what, shownName(market), shownName(u.path), literal, noPlugin, audited)
+		case fileRootOutside:
+			msg = fmt.Sprintf("%s turns on %s from the marketplace %s, which extraKnownMarketplaces names by the file path %s: Claude Code reads that file and takes the directory two levels above it as the marketplace's root, where its plugins' relative sources start, and that directory is outside the repository, so vigiles did not read the file, and ran and audited none of its plugins' hooks%s; keep the file at <root>/.claude-plugin/marketplace.json, where <root> is the directory of the repository that its plugins' relative sources start from, and point the path at it",
+				shownName(file), what, shownName(market), shownName(u.path), audited)
+		default:
+			msg = fmt.Sprintf("%s turns on %s from the marketplace %s, which extraKnownMarketplaces names by the path %s, where the repository holds no marketplace (no .claude-plugin/marketplace.json there%s): Claude Code adds no marketplace from it, so it installs %s from it and runs none of its hooks%s; point the path at the directory that holds .claude-plugin/marketplace.json, relative to the project's directory (\"./\" for its root)",
+				shownName(file), what, shownName(market), shownName(u.path), literal, noPlugin, audited)
+		}
 	}
 	s.findings = append(s.findings, report.Finding{Rule: RuleOutsidePlugin, Severity: report.SeverityWarning,
 		Location: report.Location{File: file, Line: at.Line, Column: at.Col}, Title: "plugin from outside the repository",
@@ -219,11 +229,13 @@ func (s *session) outsideFinding(file, market string, ks []string, at jpos, inTr
 
 // auditedMarket says whether the source src that extraKnownMarketplaces
 // (in the settings of the project proj) gives the marketplace market is
-// one vigiles read: a local directory (localMarketRoot), inside the
-// repository (a relative path from the project's directory), where
-// discovery read a marketplace of that name, which it reads wherever
-// the settings put it, in a dot-directory too (marketsNamed). A remote source, or a directory elsewhere, is not, though
-// the repository hold a marketplace of that name (a decoy).
+// one vigiles read: a local source (localMarketRoot) inside the
+// repository (a relative path from the project's directory), whose
+// marketplace file discovery read as a marketplace of that name, which
+// it reads wherever the settings put it, in a dot-directory too, and
+// whatever a "file" source's file is named (marketsNamed). A remote
+// source, or a directory elsewhere, is not, though the repository hold a
+// marketplace of that name (a decoy).
 //
 // A GitHub source that names the repository the work tree is a checkout
 // of (its origin remote) is the repository's own marketplace too, where
@@ -240,71 +252,117 @@ func (s *session) auditedMarket(market, proj string, src *jnode) bool {
 		self := s.selfRepo()
 		return where != nil && where.Kind == jsonString && self != "" && githubRepo(where.Str) == self && contains(s.marketDirs[market], ".")
 	}
-	p, ok := localMarketRoot(src, filepath.Join(s.dir, filepath.FromSlash(proj)))
+	root, file, ok := localMarketRoot(src, filepath.Join(s.dir, filepath.FromSlash(proj)))
 	if !ok {
 		return false
 	}
-	a, fi, err := beneath(s.dir, s.dir, p)
+	a, fi, err := beneath(s.dir, s.dir, root)
 	if err != nil || !fi.IsDir() {
 		return false
 	}
-	rel, err := relTo(s.dir, a)
-	return err == nil && contains(s.marketDirs[market], rel)
+	fileRel, err := filepath.Rel(root, file)
+	if err != nil || leavesDir(fileRel) {
+		return false
+	}
+	rel, err := relTo(s.dir, filepath.Join(a, fileRel))
+	return err == nil && contains(s.marketFiles[market], rel)
 }
 
-// marketNowhere gives the path, as written, of the local source src of
-// an extraKnownMarketplaces entry (in the settings of the project proj)
-// that names a place inside the repository holding no marketplace: a
-// directory that is not there (one through ${CLAUDE_PROJECT_DIR}, which
-// Claude Code does not expand in a marketplace source's path), or one
-// with no .claude-plugin/marketplace.json (the .claude-plugin directory
-// itself). Claude Code adds no marketplace from such a source, so it
-// installs nothing from it. A path that leaves the repository is not
-// looked at (what lies there is the machine's): ok is false for it.
-func (s *session) marketNowhere(proj string, src *jnode) (string, bool) {
-	p, ok := localMarketRoot(src, filepath.Join(s.dir, filepath.FromSlash(proj)))
+// unreadSource is a local source of an extraKnownMarketplaces entry
+// inside the repository that vigiles did not read as a marketplace
+// (marketNowhere): its path as written, and why.
+type unreadSource struct {
+	path  string
+	cause unreadCause
+}
+
+// unreadCause is why vigiles did not read a local marketplace source
+// inside the repository.
+type unreadCause int
+
+const (
+	// noMarketDir: a "directory" source names a place that holds no
+	// .claude-plugin/marketplace.json; Claude Code adds nothing from it.
+	noMarketDir unreadCause = iota
+	// noMarketFile: a "file" source names a file the repository does
+	// not hold; Claude Code adds nothing from it.
+	noMarketFile
+	// fileRootOutside: a "file" source names a file of the repository
+	// that lies less than two directories below it, so that the
+	// marketplace root Claude Code takes (two directories up) is outside
+	// the repository, and its plugins' relative sources with it.
+	fileRootOutside
+)
+
+// marketNowhere says what of the local source src of an
+// extraKnownMarketplaces entry (in the settings of the project proj)
+// inside the repository vigiles did not read, and why: a directory that
+// is not there (one through ${CLAUDE_PROJECT_DIR}, which Claude Code does
+// not expand in a marketplace source's path), or one with no
+// .claude-plugin/marketplace.json (the .claude-plugin directory itself);
+// a "file" source's file that is not there; or a file whose marketplace
+// root, two directories above it, is outside the repository. Claude Code
+// adds no marketplace from the first two, so it installs nothing from
+// them. A path that leaves the repository is not looked at (what lies
+// there is the machine's): ok is false for it.
+func (s *session) marketNowhere(proj string, src *jnode) (unreadSource, bool) {
+	root, file, ok := localMarketRoot(src, filepath.Join(s.dir, filepath.FromSlash(proj)))
 	if !ok {
-		return "", false
+		return unreadSource{}, false
 	}
 	w := src.get("path").Str
-	_, fi, err := beneath(s.dir, s.dir, p)
+	if src.get("source").Str == "file" {
+		_, fi, err := beneath(s.dir, s.dir, file)
+		switch {
+		case errors.Is(err, fs.ErrNotExist) || err == nil && !fi.Mode().IsRegular():
+			return unreadSource{w, noMarketFile}, true
+		case err != nil:
+			return unreadSource{}, false
+		}
+		if _, rerr := relTo(s.dir, root); rerr != nil {
+			return unreadSource{w, fileRootOutside}, true
+		}
+		return unreadSource{}, false
+	}
+	_, fi, err := beneath(s.dir, s.dir, root)
 	if errors.Is(err, fs.ErrNotExist) {
-		return w, true
+		return unreadSource{w, noMarketDir}, true
 	}
 	if err != nil || !fi.IsDir() {
-		return "", false
+		return unreadSource{}, false
 	}
-	_, fi, err = beneath(s.dir, s.dir, filepath.Join(p, ".claude-plugin", "marketplace.json"))
+	_, fi, err = beneath(s.dir, s.dir, filepath.Join(root, ".claude-plugin", "marketplace.json"))
 	if errors.Is(err, fs.ErrNotExist) || err == nil && !fi.Mode().IsRegular() {
-		return w, true
+		return unreadSource{w, noMarketDir}, true
 	}
-	return "", false
+	return unreadSource{}, false
 }
 
-// localMarketRoot is the directory of the marketplace that the source src
-// of an extraKnownMarketplaces entry names by a local path, resolved as
-// Claude Code resolves a relative one, from projDir (the directory of the
-// project whose settings name it): a "directory" source's path, or the
-// marketplace root (the directory that holds .claude-plugin) of the
-// .claude-plugin/marketplace.json a "file" source names. ok is false for
-// any other source, a path in the home directory (~), and a "file" of
-// another name, whose marketplace root vigiles does not know; beneath
-// says whether what it returns is inside the work tree.
-func localMarketRoot(src *jnode, projDir string) (string, bool) {
+// localMarketRoot is the root and the file of the marketplace that the
+// source src of an extraKnownMarketplaces entry names by a local path,
+// resolved as Claude Code resolves a relative one, from projDir (the
+// directory of the project whose settings name it): a "directory"
+// source's path is the root, its .claude-plugin/marketplace.json the
+// file; a "file" source's path is the file, whatever its name, and the
+// root the directory two levels above it, where Claude Code resolves its
+// plugins' relative sources from (marketplace-reference.md, "Fields by
+// type"): <root>/.claude-plugin/marketplace.json's root is <root>, and
+// marketplaces/team.json's the directory that holds marketplaces. ok is
+// false for any other source and a path in the home directory (~);
+// beneath says whether what it returns is inside the work tree.
+func localMarketRoot(src *jnode, projDir string) (root, file string, ok bool) {
 	kind, path := src.get("source"), src.get("path")
 	if kind == nil || kind.Kind != jsonString || path == nil || path.Kind != jsonString || path.Str == "" || strings.HasPrefix(path.Str, "~") {
-		return "", false
+		return "", "", false
 	}
 	p := resolvePath(projDir, filepath.FromSlash(path.Str))
 	switch kind.Str {
 	case "directory":
-		return p, true
+		return p, filepath.Join(p, claudeMarketplace), true
 	case "file":
-		if filepath.Base(p) == "marketplace.json" && filepath.Base(filepath.Dir(p)) == ".claude-plugin" {
-			return filepath.Dir(filepath.Dir(p)), true
-		}
+		return filepath.Dir(filepath.Dir(p)), p, true
 	}
-	return "", false
+	return "", "", false
 }
 
 // selfRepo is the GitHub repository ("owner/name", lower case) the work
