@@ -87,7 +87,7 @@ func (s *session) outsidePlugins() {
 						}
 						remote[m.Key] = !s.auditedMarket(m.Key, proj, src)
 						delete(nowhere, m.Key)
-						if w, ok := s.marketNowhere(proj, src); ok {
+						if w, ok := s.marketNowhere(m.Key, proj, src); ok {
 							nowhere[m.Key] = w
 						}
 					}
@@ -217,6 +217,17 @@ func (s *session) outsideFinding(file, market string, ks []string, at jpos, inTr
 		case fileRootOutside:
 			msg = fmt.Sprintf("%s turns on %s from the marketplace %s, which extraKnownMarketplaces names by the file path %s: Claude Code reads that file and takes the directory two levels above it as the marketplace's root, where its plugins' relative sources start, and that directory is outside the repository, so vigiles did not read the file, and ran and audited none of its plugins' hooks%s; keep the file at <root>/.claude-plugin/marketplace.json, where <root> is the directory of the repository that its plugins' relative sources start from, and point the path at it",
 				shownName(file), what, shownName(market), shownName(u.path), audited)
+		case notRead:
+			why := "it is not a JSON object or gives no \"name\""
+			if len(u.others) > 0 {
+				shown := make([]string, 0, len(u.others))
+				for _, o := range u.others {
+					shown = append(shown, shownName(o))
+				}
+				why = "it names the marketplace " + strings.Join(shown, ", ")
+			}
+			msg = fmt.Sprintf("%s turns on %s from the marketplace %s, which extraKnownMarketplaces names by the path %s, whose marketplace file %s vigiles did not read as a marketplace of that name (%s), so it ran and audited none of its plugins' hooks%s; give the file the \"name\" %s, or point the path at the marketplace of that name",
+				shownName(file), what, shownName(market), shownName(u.path), shownName(u.file), why, audited, shownName(market))
 		default:
 			msg = fmt.Sprintf("%s turns on %s from the marketplace %s, which extraKnownMarketplaces names by the path %s, where the repository holds no marketplace (no .claude-plugin/marketplace.json there%s): Claude Code adds no marketplace from it, so it installs %s from it and runs none of its hooks%s; point the path at the directory that holds .claude-plugin/marketplace.json, relative to the project's directory (\"./\" for its root)",
 				shownName(file), what, shownName(market), shownName(u.path), literal, noPlugin, audited)
@@ -256,16 +267,24 @@ func (s *session) auditedMarket(market, proj string, src *jnode) bool {
 	if !ok {
 		return false
 	}
+	rel, ok := s.marketFileRel(root, file)
+	return ok && contains(s.marketFiles[market], rel)
+}
+
+// marketFileRel is the marketplace file file of the root root as
+// discovery names it (relative to the tree, reached through the root as
+// it resolves: marketsNamed), where the root is a directory of the tree.
+func (s *session) marketFileRel(root, file string) (string, bool) {
 	a, fi, err := beneath(s.dir, s.dir, root)
 	if err != nil || !fi.IsDir() {
-		return false
+		return "", false
 	}
 	fileRel, err := filepath.Rel(root, file)
 	if err != nil || leavesDir(fileRel) {
-		return false
+		return "", false
 	}
 	rel, err := relTo(s.dir, filepath.Join(a, fileRel))
-	return err == nil && contains(s.marketFiles[market], rel)
+	return rel, err == nil
 }
 
 // unreadSource is a local source of an extraKnownMarketplaces entry
@@ -274,6 +293,10 @@ func (s *session) auditedMarket(market, proj string, src *jnode) bool {
 type unreadSource struct {
 	path  string
 	cause unreadCause
+	// file and others, for notRead: the marketplace file, and the
+	// names of the marketplaces discovery read from it.
+	file   string
+	others []string
 }
 
 // unreadCause is why vigiles did not read a local marketplace source
@@ -292,6 +315,10 @@ const (
 	// marketplace root Claude Code takes (two directories up) is outside
 	// the repository, and its plugins' relative sources with it.
 	fileRootOutside
+	// notRead: the source's marketplace file is in the repository, and
+	// discovery read no marketplace of the entry's name from it (the file
+	// does not parse, gives no "name", or gives another).
+	notRead
 )
 
 // marketNowhere says what of the local source src of an
@@ -303,9 +330,11 @@ const (
 // a "file" source's file that is not there; or a file whose marketplace
 // root, two directories above it, is outside the repository. Claude Code
 // adds no marketplace from the first two, so it installs nothing from
-// them. A path that leaves the repository is not looked at (what lies
-// there is the machine's): ok is false for it.
-func (s *session) marketNowhere(proj string, src *jnode) (unreadSource, bool) {
+// them. Last, a marketplace file that is there, from which discovery read
+// no marketplace of the entry's name market. A path that leaves the
+// repository is not looked at (what lies there is the machine's): ok is
+// false for it.
+func (s *session) marketNowhere(market, proj string, src *jnode) (unreadSource, bool) {
 	root, file, ok := localMarketRoot(src, filepath.Join(s.dir, filepath.FromSlash(proj)))
 	if !ok {
 		return unreadSource{}, false
@@ -315,27 +344,46 @@ func (s *session) marketNowhere(proj string, src *jnode) (unreadSource, bool) {
 		_, fi, err := beneath(s.dir, s.dir, file)
 		switch {
 		case errors.Is(err, fs.ErrNotExist) || err == nil && !fi.Mode().IsRegular():
-			return unreadSource{w, noMarketFile}, true
+			return unreadSource{path: w, cause: noMarketFile}, true
 		case err != nil:
 			return unreadSource{}, false
 		}
 		if _, rerr := relTo(s.dir, root); rerr != nil {
-			return unreadSource{w, fileRootOutside}, true
+			return unreadSource{path: w, cause: fileRootOutside}, true
 		}
-		return unreadSource{}, false
+		return s.marketNotRead(market, w, root, file)
 	}
 	_, fi, err := beneath(s.dir, s.dir, root)
 	if errors.Is(err, fs.ErrNotExist) {
-		return unreadSource{w, noMarketDir}, true
+		return unreadSource{path: w, cause: noMarketDir}, true
 	}
 	if err != nil || !fi.IsDir() {
 		return unreadSource{}, false
 	}
 	_, fi, err = beneath(s.dir, s.dir, filepath.Join(root, ".claude-plugin", "marketplace.json"))
 	if errors.Is(err, fs.ErrNotExist) || err == nil && !fi.Mode().IsRegular() {
-		return unreadSource{w, noMarketDir}, true
+		return unreadSource{path: w, cause: noMarketDir}, true
 	}
-	return unreadSource{}, false
+	return s.marketNotRead(market, w, root, file)
+}
+
+// marketNotRead says, of the marketplace file file (of the root root)
+// that a local source, written w, names and the repository holds, where
+// discovery read no marketplace of the name market from it: notRead,
+// with the names it did read from it.
+func (s *session) marketNotRead(market, w, root, file string) (unreadSource, bool) {
+	rel, ok := s.marketFileRel(root, file)
+	if !ok || contains(s.marketFiles[market], rel) {
+		return unreadSource{}, false
+	}
+	var others []string
+	for name, files := range s.marketFiles {
+		if contains(files, rel) {
+			others = append(others, name)
+		}
+	}
+	sort.Strings(others)
+	return unreadSource{path: w, cause: notRead, file: rel, others: others}, true
 }
 
 // localMarketRoot is the root and the file of the marketplace that the
