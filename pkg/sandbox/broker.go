@@ -919,9 +919,19 @@ func runConfined(ctx context.Context, spec Spec, bwrap, cwd string, gate *turnGa
 	if treeByFD {
 		tcView.may = nil
 	}
-	cfg.ToolCaches = toolCaches(os.Getenv, spec.Dir, tcView, maskDirs, string(cfg.CallerHome), func() []string {
+	secrets := func() []string {
 		return slices.Concat(p.MaskFiles, secretMasks, envCredentialFiles(os.Getenv), envCredentialSockets(os.Getenv))
-	})
+	}
+	cfg.ToolCaches = toolCaches(os.Getenv, spec.Dir, tcView, maskDirs, string(cfg.CallerHome), secrets)
+	if treeByFD {
+		// Handed id-mapped, root's files there are the sandbox's uid 0's
+		// to read as well: a secret the view leaves unmasked because the
+		// sandbox's uid may not read it (root's 0600 KUBECONFIG, a 0700
+		// XDG_CONFIG_HOME in the tool cache) would be read there. Such a
+		// tool cache stays as the read-only root shows it, as one that
+		// cannot be id-mapped does.
+		cfg.ToolCaches = slices.DeleteFunc(cfg.ToolCaches, func(tc string) bool { return hiddenInTree(tc, view, secrets()) != "" })
+	}
 	p.ToolCaches = cfg.ToolCaches
 	if raceBuild {
 		// The race runtime's exit sleep (a second, in the init and in the
