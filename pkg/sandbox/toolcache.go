@@ -45,7 +45,10 @@ const toolCachesFix = "unset RUNNER_TOOL_CACHE and AGENT_TOOLSDIRECTORY for vigi
 // between them hides it (~/.config/…) or it holds what the run hides
 // (hiddenInTree, of the secret files secrets lists besides the view's):
 // it is bound whole from the host, as a work tree in a masked
-// directory is, where a mask the run made would not reach.
+// directory is, where a mask the run made would not reach. Nor is one
+// that is or lies in one of HOME's dot-directories (inDotDir: ~/.claude,
+// ~/.ssh, ~/.config/…), where tools keep their logins at the places they
+// default to, which the run knows only as HOME, masked whole.
 func toolCaches(getenv func(string) string, tree string, v hostView, maskDirs []string, shownHome string, secrets func() []string) []string {
 	var out []string
 	home, homeRead := "", false
@@ -61,7 +64,7 @@ func toolCaches(getenv func(string) string, tree string, v hostView, maskDirs []
 			continue
 		}
 		inHome := !v.strict && home != "" && r != home && fsx.Under(r, home)
-		if inHome && (v.hidesBelow(r, home, maskDirs) || hiddenInTree(r, v, secrets()) != "") || !inHome && v.hides(r, maskDirs) {
+		if inHome && (inDotDir(r, home) || v.hidesBelow(r, home, maskDirs) || hiddenInTree(r, v, secrets()) != "") || !inHome && v.hides(r, maskDirs) {
 			continue
 		}
 		if fi, err := os.Stat(r); err != nil || !fi.IsDir() || !v.grants(r, 0o3) {
@@ -72,6 +75,14 @@ func toolCaches(getenv func(string) string, tree string, v hostView, maskDirs []
 	return slices.DeleteFunc(out, func(r string) bool {
 		return slices.ContainsFunc(out, func(o string) bool { return o != r && fsx.Under(r, o) })
 	})
+}
+
+// inDotDir says whether r, strictly inside home, is or lies in one of
+// home's dot-directories (~/.claude: Claude Code's login, and a root
+// caller's the run's own Claude Code files in the run's HOME at /root).
+func inDotDir(r, home string) bool {
+	rel, ok := strings.CutPrefix(r, strings.TrimSuffix(home, "/")+"/")
+	return ok && strings.HasPrefix(rel, ".")
 }
 
 // toolCache is a tool cache the init covered with an overlay: its path,

@@ -14,7 +14,7 @@ import (
 // since it is bound from the host's view, shown in the caller's HOME and
 // handed id-mapped to a root caller's sandbox of its own uid, attacked.
 //
-// The hole found and fixed:
+// The holes found and fixed:
 //
 //   - A root caller's tool cache handed id-mapped to a sandbox of its own
 //     uid (a root-owned tree without --root-sandbox) made root's files
@@ -25,6 +25,12 @@ import (
 //     unmasked, and the hook read both. Such a tool cache now stays as
 //     the read-only root shows it, another beside it is still handed
 //     (TestRedteam33IDMappedToolCacheHidesWhatTheRunHides).
+//   - A tool cache in the caller's HOME is bound whole from the host, and
+//     the run knows what HOME holds only as HOME, masked whole: a
+//     variable naming one of HOME's dot-directories (RUNNER_TOOL_CACHE=
+//     ~/.claude) showed Claude Code's login (.credentials.json) to the
+//     hook. One that is or lies in a dot-directory of HOME is no longer
+//     shown (TestRedteam33ToolCacheInAHomeDotDirIsNotShown).
 func TestRedteam33IDMappedToolCacheHidesWhatTheRunHides(t *testing.T) {
 	requireBwrap(t)
 	requireRoot(t, "a sandbox of a uid of its own, to which root's tool cache is handed id-mapped, is a root caller's")
@@ -61,5 +67,51 @@ func TestRedteam33IDMappedToolCacheHidesWhatTheRunHides(t *testing.T) {
 	}
 	if _, err := os.Lstat(filepath.Join(clean, "node")); err == nil {
 		t.Errorf("%s/node appeared on the host", clean)
+	}
+}
+func TestRedteam33ToolCacheInAHomeDotDirIsNotShown(t *testing.T) {
+	requireBwrap(t)
+	type place struct {
+		r                 runner
+		name, home, tools string
+	}
+	var places []place
+	for _, r := range runners(t) {
+		home := fmt.Sprintf("/home/vigiles-rt33d-%d", time.Now().UnixNano())
+		places = append(places, place{r, r.name, home, filepath.Join(home, ".claude")})
+	}
+	if os.Geteuid() == 0 {
+		// A root caller's HOME is /root, where the run's own HOME is:
+		// its dot-directory (not root's own .claude, which the host may
+		// have) holding the tool cache.
+		places = append(places, place{runners(t)[0], "root-whose-home-is-/root", "/root", fmt.Sprintf("/root/.vigiles-rt33d-%d/_tool", time.Now().UnixNano())})
+	}
+	for _, pl := range places {
+		t.Run(pl.name, func(t *testing.T) {
+			made := pl.home
+			if pl.home == "/root" {
+				made = filepath.Dir(pl.tools)
+			}
+			t.Cleanup(func() { os.RemoveAll(made) })
+			secret := filepath.Join(pl.tools, ".credentials.json")
+			if err := os.MkdirAll(pl.tools, 0o700); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(secret, []byte(`{"claudeAiOauth":"SECRET-rt33-claude"}`), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			if pl.r.owner != nil && pl.home != "/root" {
+				filepath.Walk(pl.home, func(p string, _ os.FileInfo, _ error) error {
+					return os.Lchown(p, int(pl.r.owner.Uid), int(pl.r.owner.Gid))
+				})
+			}
+			res, _ := runVigiles(t, pl.r, redteam27Tree(t, nil), []string{"HOME=" + pl.home, "RUNNER_TOOL_CACHE=" + pl.tools}, "--", "sh", "-c", "cat "+secret+"; ls -a "+pl.tools+"; exit 0")
+			if res.Tier != "confined" || res.Refusal != "" || res.Error != "" {
+				t.Fatalf("tier %s, refusal %q, error %q\n%s", res.Tier, res.Refusal, res.Error, res.raw)
+			}
+			if strings.Contains(res.Stdout, "SECRET") || strings.Contains(res.Stdout, "credentials") {
+				t.Errorf("the hook read or listed the login in HOME's %s: %q", pl.tools, res.Stdout)
+			}
+		})
 	}
 }
