@@ -39,10 +39,11 @@ const toolCachesFix = "unset RUNNER_TOOL_CACHE and AGENT_TOOLSDIRECTORY for vigi
 // under Claude Code too).
 //
 // One inside the caller's HOME where the run shows its own HOME in its
-// place (homeShownAt, of shownHome, the init's CallerHome) (a self-hosted runner's ~/actions-runner/_work/_tool), is
-// shown all the same (but with --strict-fs, which shows no tool cache
-// outside its directories), mounted in that HOME at its path, unless a mask
-// between them hides it (~/.config/…) or it holds what the run hides
+// place (homeShownAt, of shownHome, the init's CallerHome; a self-hosted
+// runner's ~/actions-runner/_work/_tool) is shown all the same (but with
+// --strict-fs, which shows no tool cache outside its directories),
+// mounted in that HOME at its path, unless a mask between them hides it
+// (~/.config/…) or it holds what the run hides
 // (hiddenInTree, of the secret files secrets lists besides the view's):
 // it is bound whole from the host, as a work tree in a masked
 // directory is, where a mask the run made would not reach. Nor is one
