@@ -86,10 +86,22 @@ func deref(n *yaml.Node) *yaml.Node {
 	return n
 }
 
-// wfValue is mapValue through aliases.
+// wfValue is the value of key in the mapping n, and its key, through
+// aliases. The key is matched in any case: GitHub reads a step's with:
+// in any case (Fail-Level: none is fail-level's input, as the runner's
+// inputs are a dictionary that ignores case) and refuses a mapping that
+// holds one key twice in two cases, so the first such key is the one.
 func wfValue(n *yaml.Node, key string) (v, k *yaml.Node) {
-	v, k = mapValue(deref(n), key)
-	return deref(v), k
+	n = deref(n)
+	if n == nil || n.Kind != yaml.MappingNode {
+		return nil, nil
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if kn := deref(n.Content[i]); kn != nil && kn.Kind == yaml.ScalarNode && strings.EqualFold(kn.Value, key) {
+			return deref(n.Content[i+1]), n.Content[i]
+		}
+	}
+	return nil, nil
 }
 
 // scalarText is a scalar's text as written (an expression is compared
@@ -374,6 +386,24 @@ func compareVigilesStep(b, h *workflowStep, at func(*yaml.Node) report.Location)
 		return k
 	}
 	expr := func(s string) bool { return strings.Contains(s, "${{") }
+	// A with: that is an expression (GitHub evaluates it to the inputs'
+	// mapping) or an input whose name is one (${{ 'sandbox' }}: off) sets
+	// inputs no key here names: named where not as the base had it.
+	if hw != nil && hw.Kind != yaml.MappingNode && scalarText(hw) != scalarText(bw) {
+		add(keyOf(""), "has with: %q, where it was %q (an expression, compared as text, not evaluated): it may set any input", scalarText(hw), scalarText(bw))
+	}
+	if hw != nil && hw.Kind == yaml.MappingNode {
+		for i := 0; i+1 < len(hw.Content); i += 2 {
+			k := scalarText(hw.Content[i])
+			if !expr(k) {
+				continue
+			}
+			if bv, bk := wfValue(bw, k); bk != nil && scalarText(bv) == scalarText(hw.Content[i+1]) {
+				continue
+			}
+			add(hw.Content[i], "has an input whose name is an expression, %q: %q (not evaluated here): it may set any input", k, scalarText(hw.Content[i+1]))
+		}
+	}
 	// An input of ranks: named where lower, or, as text, where either is
 	// an expression or no rank (a value the action refuses) and they
 	// differ.

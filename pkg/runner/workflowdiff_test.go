@@ -86,6 +86,13 @@ func TestWorkflowWeakenedNamesEachChange(t *testing.T) {
 		{"          command: audit\n", "          command: audit\n          image: ghcr.io/evil/x:1\n", 25, "another image runs the check"},
 		{"          command: audit\n", "          command: test\n", 24, `has command: "test", where it was "audit"`},
 		{"uses: vigiles/action@v1\n        with:\n          fail", "uses: vigiles/action@v0.1\n        with:\n          fail", 15, `uses "vigiles/action@v0.1", where it used "vigiles/action@v1"`},
+		// Round thirty-four: an input in another case is the input (the
+		// runner's inputs ignore case), and one named by an expression,
+		// or a with: that is one, may set any input.
+		{"          command: audit\n", "          command: audit\n          Fail-Level: none\n", 25, `has fail-level: "none", where it was "error"`},
+		{"sandbox: strict", "SANDBOX: off", 18, `has sandbox: "off", where it was "strict"`},
+		{"          command: audit\n", "          command: audit\n          ${{ 'fail-level' }}: none\n", 25, `has an input whose name is an expression, "${{ 'fail-level' }}": "none"`},
+		{"        with:\n          fail-level: warning\n          sandbox: strict\n", "        with: ${{ fromJSON(vars.INPUTS) }}\n", 16, `has with: "${{ fromJSON(vars.INPUTS) }}", where it was`},
 		// The step's id and name changed, and it is not the job's first
 		// vigiles step: it matches nothing, and is new.
 		{"      - name: Nothing new since the baseline\n        id: audit\n", "      - name: Other\n        id: audit2\n", 8, `the vigiles step "audit" of the job "vigiles" is removed`},
