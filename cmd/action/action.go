@@ -256,6 +256,23 @@ func readInputs(getenv func(string) string) (actionInputs, error) {
 	var errs problems
 	bad := func(format string, a ...any) { errs = append(errs, badInputf(format, a...)) }
 
+	// An input of two words set both ways and to two values: the
+	// composite action sets INPUT_FAIL_LEVEL from with: (its default
+	// where with: has none), and INPUT_FAIL-LEVEL, which input reads
+	// first, came from elsewhere: a workflow's or job's env:, or an
+	// earlier step's GITHUB_ENV, that runtime: host hands to vigiles
+	// whole. Neither is taken for the other: the step fails.
+	for _, name := range actionInputNames {
+		up := strings.ToUpper(name)
+		if !strings.Contains(up, "-") {
+			continue
+		}
+		h, u := strings.TrimSpace(getenv("INPUT_"+up)), strings.TrimSpace(getenv("INPUT_"+strings.ReplaceAll(up, "-", "_")))
+		if h != "" && u != "" && h != u {
+			bad("input %s: INPUT_%s and INPUT_%s are both set, to two values: with: sets the second, and the first came from elsewhere (an env: of the workflow or job, or an earlier step's GITHUB_ENV); set the input in with: alone", name, up, strings.ReplaceAll(up, "-", "_"))
+		}
+	}
+
 	switch in.Command = input(getenv, "command"); in.Command {
 	case "":
 		in.Command = "test"

@@ -81,3 +81,31 @@ func TestActionUnknownInputNamesAreInert(t *testing.T) {
 		t.Errorf("stdout holds ##[:\n%s", s.stdout.String())
 	}
 }
+
+// TestActionInputSetTwoWaysFails: under runtime: host the engine gets the
+// composite step's whole environment, where with: sets INPUT_FAIL_LEVEL
+// (its default, error, where with: has none) and a workflow's or job's
+// env:, or an earlier step's GITHUB_ENV, may set INPUT_FAIL-LEVEL, which
+// input reads first: fail-level none came from outside with:, and the
+// comparison of the step's inputs with the base's saw none of it. Two
+// values of one input are a bad input, and no hook runs.
+func TestActionInputSetTwoWaysFails(t *testing.T) {
+	s := newStep(t, map[string]string{"command": "test", "check-run": "false", "fail-level": "none"})
+	s.env["INPUT_FAIL_LEVEL"] = "error"
+	deps := actionDeps{test: runner.Test, audit: runner.Audit, executor: noRun, httpClient: s.srv.Client(), environ: func() []string { return nil }}
+	err := runActionWith(context.Background(), nil, func(k string) string { return s.env[k] }, &s.stdout, &s.stderr, deps)
+	if code := exitCode(err, &s.stderr, true); code != 2 {
+		t.Fatalf("exit %d, want 2 (a bad input)\n%s", code, s.stdout.String())
+	}
+	if !strings.Contains(s.stdout.String(), "input fail-level: INPUT_FAIL-LEVEL and INPUT_FAIL_LEVEL are both set, to two values") {
+		t.Errorf("the error does not name the input set two ways:\n%s", s.stdout.String())
+	}
+	// The same value both ways, as a step that sets both by hand may, is
+	// the input.
+	s = newStep(t, map[string]string{"command": "test", "check-run": "false", "fail-level": "none"})
+	s.env["INPUT_FAIL_LEVEL"] = "none"
+	err = runActionWith(context.Background(), nil, func(k string) string { return s.env[k] }, &s.stdout, &s.stderr, deps)
+	if strings.Contains(s.stdout.String(), "both set") {
+		t.Errorf("one value both ways is refused: %v\n%s", err, s.stdout.String())
+	}
+}
