@@ -1,9 +1,11 @@
 package runner
 
 import (
+	"encoding/json"
 	"fmt"
 	"path"
 	"slices"
+	"strconv"
 	"strings"
 
 	"gopkg.in/yaml.v3"
@@ -306,6 +308,16 @@ func compareWorkflow(w *WorkflowBase, baseName string) []report.Finding {
 		if !jobsDone[p[1].job] {
 			jobsDone[p[1].job] = true
 			ch = append(ch, compareWhen(p[0].jobNode, p[1].jobNode, fmt.Sprintf("the job %q", p[1].job), at)...)
+			ch = append(ch, compareJob(p[0], p[1], w.LocalAction, at)...)
+		}
+	}
+	if len(jobsDone) > 0 {
+		// The workflow's env reaches every job's steps, and its defaults
+		// choose the shell of each run: step before vigiles.
+		ch = append(ch, compareEnv(root, head, "the workflow", at)...)
+		bd, _ := wfValue(root, "defaults")
+		if hd, hk := wfValue(head, "defaults"); hk != nil && scalarText(hd) != scalarText(bd) {
+			ch = append(ch, policyChange{at(hk), fmt.Sprintf("the workflow has defaults: %q, where it was %q: the run: steps before vigiles run in the shell and directory it sets", scalarText(hd), scalarText(bd))})
 		}
 	}
 	finds := make([]report.Finding, 0, len(ch)+1)
@@ -343,6 +355,132 @@ func compareWhen(b, h *yaml.Node, what string, at func(*yaml.Node) report.Locati
 	return ch
 }
 
+// compareEnv names each variable the env: of n (the workflow, the job
+// or the step) sets in h that b did not set so: it reaches the vigiles
+// step's own process, where PATH chooses the docker and git it runs,
+// BASH_ENV runs a file in its shell before its script, LD_PRELOAD loads
+// a library into each of its programs, and an INPUT_ variable (INPUT_FAIL-LEVEL)
+// is read as an input where runtime: host runs vigiles with the step's
+// whole environment. An env: that is an expression is compared as text.
+func compareEnv(b, h *yaml.Node, what string, at func(*yaml.Node) report.Location) []policyChange {
+	benv, _ := wfValue(b, "env")
+	henv, hk := wfValue(h, "env")
+	if henv == nil {
+		return nil
+	}
+	why := "it reaches the vigiles step's own programs (PATH chooses the docker and git it runs, BASH_ENV runs a file in its shell, an INPUT_ variable may be read as its input)"
+	if henv.Kind != yaml.MappingNode {
+		if scalarText(henv) != scalarText(benv) {
+			return []policyChange{{at(hk), fmt.Sprintf("%s has env: %q, where it was %q (an expression, compared as text, not evaluated): %s", what, scalarText(henv), scalarText(benv), why)}}
+		}
+		return nil
+	}
+	var ch []policyChange
+	for i := 0; i+1 < len(henv.Content); i += 2 {
+		name, value := scalarText(henv.Content[i]), scalarText(henv.Content[i+1])
+		was := "it had none"
+		if benv != nil && benv.Kind == yaml.MappingNode {
+			// Variables' names are matched exactly: the runner on Linux
+			// sets PATH and Path apart.
+			for j := 0; j+1 < len(benv.Content); j += 2 {
+				if scalarText(benv.Content[j]) == name {
+					if scalarText(benv.Content[j+1]) == value {
+						was = ""
+					} else {
+						was = fmt.Sprintf("it was %q", scalarText(benv.Content[j+1]))
+					}
+					break
+				}
+			}
+		}
+		if was != "" {
+			ch = append(ch, policyChange{at(henv.Content[i]), fmt.Sprintf("%s sets %s=%q in its env, where %s%s: %s", what, strconv.Quote(name), value, was, exprNote(value), why)})
+		}
+	}
+	return ch
+}
+
+// stepText is a step as GitHub reads it, comments and layout aside, for
+// finding it among the base's.
+func stepText(n *yaml.Node) string {
+	var v any
+	if err := n.Decode(&v); err == nil {
+		if b, err := json.Marshal(v); err == nil {
+			return string(b)
+		}
+	}
+	return scalarText(n)
+}
+
+// compareJob names what the job of the vigiles step h does to it that
+// the base's job b did not: a needs: it had not, or another (a job it
+// needs that fails or is skipped skips it, and a skipped job's check
+// reads as passed), a container: it had not or another (whose docker,
+// git and shell the step runs), defaults: (the shell of its run: steps,
+// a custom one among them), its env:, and each step before the
+// job's last vigiles step that the base's job had not before its own,
+// as written: such a step runs the change's code ahead of the check, and
+// may rewrite all that vigiles reads (the work tree, the policy file,
+// git's objects and refs, the event file, GITHUB_ENV and GITHUB_PATH).
+func compareJob(b, h *workflowStep, local string, at func(*yaml.Node) report.Location) []policyChange {
+	what := fmt.Sprintf("the job %q", h.job)
+	var ch []policyChange
+	for _, key := range []struct{ name, why string }{
+		{"needs", "a job it needs that fails or is skipped skips this one, and a skipped job's check reads as passed"},
+		{"container", "the step runs in that image, with its docker, git and shell"},
+		{"defaults", "the job's run: steps before vigiles run in the shell and directory it sets"},
+	} {
+		bv, _ := wfValue(b.jobNode, key.name)
+		hv, hk := wfValue(h.jobNode, key.name)
+		if hk != nil && scalarText(hv) != scalarText(bv) {
+			was := "it had none"
+			if bv != nil {
+				was = fmt.Sprintf("it was %q", scalarText(bv))
+			}
+			ch = append(ch, policyChange{at(hk), fmt.Sprintf("%s has %s: %q, where %s: %s", what, key.name, scalarText(hv), was, key.why)})
+		}
+	}
+	ch = append(ch, compareEnv(b.jobNode, h.jobNode, what, at)...)
+	before := func(job *yaml.Node) []*yaml.Node {
+		steps, _ := wfValue(job, "steps")
+		if steps == nil || steps.Kind != yaml.SequenceNode {
+			return nil
+		}
+		last := -1
+		for i, st := range steps.Content {
+			if uses, _ := wfValue(st, "uses"); usesVigiles(scalarText(uses), local) {
+				last = i
+			}
+		}
+		var out []*yaml.Node
+		for _, st := range steps.Content[:last+1] {
+			if uses, _ := wfValue(st, "uses"); !usesVigiles(scalarText(uses), local) {
+				out = append(out, deref(st))
+			}
+		}
+		return out
+	}
+	had := map[string]int{}
+	for _, st := range before(b.jobNode) {
+		had[stepText(st)]++
+	}
+	for _, st := range before(h.jobNode) {
+		if t := stepText(st); had[t] > 0 {
+			had[t]--
+			continue
+		}
+		name := ""
+		for _, k := range []string{"name", "id", "uses", "run"} {
+			if v, _ := wfValue(st, k); scalarText(v) != "" {
+				name = fmt.Sprintf(" (%s: %q)", k, cutBytes(scalarText(v), 200))
+				break
+			}
+		}
+		ch = append(ch, policyChange{at(st), fmt.Sprintf("%s runs a step%s before its vigiles step that the base's job had not there, or had otherwise: it runs this change's code ahead of the check and may rewrite what vigiles reads (the work tree, the policy file, git's objects and refs, GITHUB_ENV, GITHUB_PATH)", what, name)})
+	}
+	return ch
+}
+
 func orText(s, or string) string {
 	if s == "" {
 		return or
@@ -368,6 +506,7 @@ func compareVigilesStep(b, h *workflowStep, at func(*yaml.Node) report.Location)
 		add(hk, "uses %q, where it used %q: another vigiles runs the check", scalarText(hu), scalarText(bu))
 	}
 	ch = append(ch, compareWhen(bs, h.step, h.shown(), at)...)
+	ch = append(ch, compareEnv(bs, h.step, h.shown(), at)...)
 
 	bw, _ := wfValue(bs, "with")
 	hw, _ := wfValue(h.step, "with")

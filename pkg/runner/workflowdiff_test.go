@@ -93,6 +93,21 @@ func TestWorkflowWeakenedNamesEachChange(t *testing.T) {
 		{"sandbox: strict", "SANDBOX: off", 18, `has sandbox: "off", where it was "strict"`},
 		{"          command: audit\n", "          command: audit\n          ${{ 'fail-level' }}: none\n", 25, `has an input whose name is an expression, "${{ 'fail-level' }}": "none"`},
 		{"        with:\n          fail-level: warning\n          sandbox: strict\n", "        with: ${{ fromJSON(vars.INPUTS) }}\n", 16, `has with: "${{ fromJSON(vars.INPUTS) }}", where it was`},
+		// What reaches the step's process another way: an env: of the
+		// step, its job or the workflow.
+		{"        id: test\n", "        id: test\n        env:\n          INPUT_FAIL-LEVEL: none\n", 16, `the vigiles step "test" of the job "vigiles" sets "INPUT_FAIL-LEVEL"="none" in its env, where it had none`},
+		{"  vigiles:\n    runs-on: ubuntu-latest\n", "  vigiles:\n    runs-on: ubuntu-latest\n    env:\n      PATH: ./bin:/usr/bin:/bin\n", 11, `the job "vigiles" sets "PATH"="./bin:/usr/bin:/bin" in its env`},
+		{"on: [pull_request]\n", "on: [pull_request]\nenv: {BASH_ENV: ./x.sh}\n", 3, `the workflow sets "BASH_ENV"="./x.sh" in its env`},
+		{"  vigiles:\n    runs-on: ubuntu-latest\n", "  vigiles:\n    runs-on: ubuntu-latest\n    env: ${{ fromJSON(vars.ENV) }}\n", 10, `the job "vigiles" has env: "${{ fromJSON(vars.ENV) }}"`},
+		// The job made to skip, or to run in another image.
+		{"  vigiles:\n    runs-on: ubuntu-latest\n", "  vigiles:\n    runs-on: ubuntu-latest\n    needs: lint\n", 10, `the job "vigiles" has needs: "lint", where it had none`},
+		{"  vigiles:\n    runs-on: ubuntu-latest\n", "  vigiles:\n    runs-on: ubuntu-latest\n    container: ghcr.io/evil/docker-that-passes\n", 10, `the job "vigiles" has container: "ghcr.io/evil/docker-that-passes"`},
+		{"  vigiles:\n    runs-on: ubuntu-latest\n", "  vigiles:\n    runs-on: ubuntu-latest\n    defaults: {run: {shell: './sh {0}'}}\n", 10, `the job "vigiles" has defaults:`},
+		{"on: [pull_request]\n", "on: [pull_request]\ndefaults: {run: {shell: './sh {0}'}}\n", 3, `the workflow has defaults:`},
+		// A step before the vigiles steps the base had not, or had
+		// otherwise.
+		{"      - name: Expectations hold\n", "      - run: echo 'INPUT_FAIL-LEVEL=none' >>\"$GITHUB_ENV\"\n      - name: Expectations hold\n", 13, `the job "vigiles" runs a step (run: "echo 'INPUT_FAIL-LEVEL=none' >>\"$GITHUB_ENV\"") before its vigiles step that the base's job had not there`},
+		{"with: {fetch-depth: 2}", "with: {fetch-depth: 2, ref: refs/pull/1/head}", 11, `runs a step (uses: "actions/checkout@v4") before its vigiles step`},
 		// The step's id and name changed, and it is not the job's first
 		// vigiles step: it matches nothing, and is new.
 		{"      - name: Nothing new since the baseline\n        id: audit\n", "      - name: Other\n        id: audit2\n", 8, `the vigiles step "audit" of the job "vigiles" is removed`},
@@ -138,7 +153,10 @@ func TestWorkflowStrengthenedIsNoFinding(t *testing.T) {
 		"          allow: api.example.test\n", "          egress: deny\n",
 		"          command: audit\n", "          command: audit\n          hook-logs: false\n          check-run: false\n          jobs: 1\n",
 		"      - run: make lint\n", "      - run: make lint\n      - uses: vigiles/action@v1\n        with: {sandbox: strict}\n",
-	).Replace(baseWorkflow)
+		// A step before vigiles as it was but for its layout and
+		// comments, and one after the last.
+		"        with: {fetch-depth: 2}\n", "        # the base too\n        with:\n          fetch-depth: 2\n",
+	).Replace(baseWorkflow) + "      - run: echo after\n"
 	for name, head := range map[string]string{"itself": baseWorkflow, "stronger": stronger} {
 		if finds := workflowFindings(baseWorkflow, head, true); len(finds) != 0 {
 			t.Errorf("%s: names %+v\n%s", name, finds, head)
@@ -183,6 +201,8 @@ func FuzzCompareWorkflow(f *testing.F) {
 	f.Add([]byte(baseWorkflow), []byte(strings.Replace(baseWorkflow, "strict", "off", 1)))
 	f.Add([]byte("jobs: {a: &j {steps: [{uses: vigiles/action@v1, with: {sandbox: off}}]}, b: *j}\n"), []byte("jobs: {a: {steps: [*x]}}\n"))
 	f.Add([]byte("a: &a [*a]\n"), []byte("jobs: {a: {if: [1], steps: [{uses: ./, id: [x]}]}}\n"))
+	f.Add([]byte("env: {A: b}\njobs: {a: {needs: [b], env: &e {X: y}, steps: [{run: x, env: *e}, {uses: vigiles/action@v1, with: {A: b}}]}}\n"),
+		[]byte("env: [x]\njobs: {a: {needs: c, env: ${{ x }}, steps: [{run: [y]}, {uses: vigiles/action@v1, with: {${{ a }}: b}}]}}\n"))
 	f.Fuzz(func(t *testing.T, baseData, headData []byte) {
 		hang := time.AfterFunc(10*time.Second, func() { panic(fmt.Sprintf("compareWorkflow hangs on %q and %q", baseData, headData)) })
 		defer hang.Stop()
