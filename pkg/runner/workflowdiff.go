@@ -135,9 +135,12 @@ func usesVigiles(uses, local string) bool {
 }
 
 // workflowRoot is a workflow file's top mapping; nil where it is none.
+// A byte that is not UTF-8 (a comment's é in Latin-1) is read as U+FFFD,
+// as the runner decodes the file, where YAML refuses the whole file: the
+// workflow runs all the same, and its steps are compared.
 func workflowRoot(data []byte) (*yaml.Node, error) {
 	var doc yaml.Node
-	if err := yaml.Unmarshal(data, &doc); err != nil {
+	if err := yaml.Unmarshal([]byte(strings.ToValidUTF8(string(data), "\uFFFD")), &doc); err != nil {
 		return nil, err
 	}
 	if len(doc.Content) == 0 {
@@ -264,7 +267,13 @@ func compareWorkflow(w *WorkflowBase, baseName string) []report.Finding {
 	}
 	head, err := workflowRoot(w.Head)
 	if err != nil || head == nil {
-		return notCompared(report.SeverityNotice, "the workflow %s does not parse as a mapping of YAML, so its vigiles steps were not compared with %s's", shownName(w.Shown), baseName)
+		// It runs, so GitHub read it: where the base has the file, what
+		// it does to the base's steps is unknown, not nothing.
+		sev := report.SeverityNotice
+		if w.BaseThere {
+			sev = report.SeverityWarning
+		}
+		return notCompared(sev, "the workflow %s does not parse as a mapping of YAML here, though it runs, so its vigiles steps were not compared with %s's", shownName(w.Shown), baseName)
 	}
 	heads := vigilesSteps(head, w.LocalAction)
 	if !w.BaseThere {

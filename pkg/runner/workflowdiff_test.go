@@ -182,6 +182,18 @@ func TestWorkflowTheBaseLacks(t *testing.T) {
 	if len(finds) != 1 || finds[0].Rule != RulePolicyBase || finds[0].Severity != report.SeverityWarning {
 		t.Errorf("a base whose workflow does not parse: %+v", finds)
 	}
+	// A head that runs and does not parse here (a NUL in a comment) is
+	// a warning where the base has the file: what it weakens is unknown.
+	finds = workflowFindings(baseWorkflow, "# \x00\n"+weakenWorkflow(t, "sandbox: strict", "sandbox: off"), true)
+	if len(finds) != 1 || finds[0].Rule != RulePolicyBase || finds[0].Severity != report.SeverityWarning || !strings.Contains(finds[0].Message, "does not parse") {
+		t.Errorf("a head whose workflow does not parse: %+v", finds)
+	}
+	// A byte that is not UTF-8 in a comment is read as U+FFFD, as the
+	// runner reads it, and the steps are compared.
+	finds = workflowFindings(baseWorkflow, "# caf\xe9\n"+weakenWorkflow(t, "sandbox: strict", "sandbox: off"), true)
+	if len(finds) != 1 || finds[0].Rule != RulePolicyWeakened || !strings.Contains(finds[0].Message, `has sandbox: "off"`) {
+		t.Errorf("a head with a Latin-1 comment: %+v", finds)
+	}
 	// The repository's own action, where it is the one that runs.
 	local := strings.ReplaceAll(baseWorkflow, "vigiles/action@v1", "./")
 	w := &WorkflowBase{File: "w.yml", Shown: "w.yml", Base: []byte(local), BaseThere: true, Head: []byte(strings.Replace(local, "sandbox: strict", "sandbox: off", 1)), LocalAction: "."}
