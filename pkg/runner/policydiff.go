@@ -68,6 +68,15 @@ type PolicyBase struct {
 	// as the base and the change hold it (a pull_request event's): what
 	// the change weakens of its vigiles steps is named (compareWorkflow).
 	Workflow *WorkflowBase
+	// Workflows are the repository's workflow files (.github/workflows),
+	// each as the base and the change hold it, where no one file is
+	// known to run the check (a local --policy-base): each that holds a
+	// vigiles step on either side is compared as Workflow is, and one the
+	// change deletes (Removed) whose base held one is named removed.
+	Workflows []*WorkflowBase
+	// WorkflowsLeft counts the workflow files past the bound the caller
+	// reads, not compared: one RulePolicyBase notice says so.
+	WorkflowsLeft int
 }
 
 // policyBaseFindings compares the work tree's policy file and baseline
@@ -132,6 +141,16 @@ func (s *session) policyBaseFindings(pb *PolicyBase, b *Baseline, bErr error, br
 			w.File = s.cfg.File // not known: said at the policy file
 		}
 		finds = append(finds, compareWorkflow(&w, pb.Name)...)
+	}
+	for _, w := range pb.Workflows {
+		if w.Unread == "" && w.NotCompared == "" && !holdsVigilesStep(w.Base, w.LocalAction) && !holdsVigilesStep(w.Head, w.LocalAction) {
+			continue // no check of vigiles' runs in it, before or after
+		}
+		finds = append(finds, compareWorkflow(w, pb.Name)...)
+	}
+	if pb.WorkflowsLeft > 0 {
+		finds = append(finds, report.Finding{Rule: RulePolicyBase, Severity: report.SeverityNotice, Location: report.Location{File: s.cfg.File}, Title: "workflow not compared",
+			Message: fmt.Sprintf("%d workflow file(s) of .github/workflows past the first %d were not read, so what this change does to their vigiles steps was not compared with %s's", pb.WorkflowsLeft, len(pb.Workflows), pb.Name)})
 	}
 	if pb.Commit != "" {
 		for i := range finds {

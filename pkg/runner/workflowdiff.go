@@ -49,6 +49,11 @@ type WorkflowBase struct {
 	// Unread, where not "", says why the base's workflow could not be
 	// read: one RulePolicyBase warning, nothing compared.
 	Unread string
+	// Removed is set where the change deletes the file, which the base
+	// has (Head is then nil): a local run's, which reads every workflow
+	// file, as the action reads only the one that runs. Each vigiles
+	// step the base's held is named removed.
+	Removed bool
 	// NotCompared, where not "", says why the workflow was not compared
 	// though the base was read (no GITHUB_WORKFLOW_REF, a workflow of
 	// another repository): one RulePolicyBase notice.
@@ -151,6 +156,16 @@ func workflowRoot(data []byte) (*yaml.Node, error) {
 		return nil, nil
 	}
 	return root, nil
+}
+
+// holdsVigilesStep says whether the workflow file data (nil: none)
+// parses and holds a step that uses vigiles.
+func holdsVigilesStep(data []byte, local string) bool {
+	if data == nil {
+		return false
+	}
+	root, err := workflowRoot(data)
+	return err == nil && root != nil && len(vigilesSteps(root, local)) > 0
 }
 
 // vigilesSteps are the steps of the workflow root that use vigiles, in
@@ -264,6 +279,25 @@ func compareWorkflow(w *WorkflowBase, baseName string) []report.Finding {
 	}
 	notCompared := func(sev report.Severity, format string, a ...any) []report.Finding {
 		return []report.Finding{{Rule: RulePolicyBase, Severity: sev, Location: file, Title: "workflow not compared", Message: fmt.Sprintf(format, a...)}}
+	}
+	if w.Removed {
+		root, err := workflowRoot(w.Base)
+		if err != nil || root == nil {
+			return notCompared(report.SeverityWarning, "this change removes the workflow %s, whose copy in %s does not parse, so what its vigiles steps checked is not known", shownName(w.Shown), baseName)
+		}
+		base := vigilesSteps(root, w.LocalAction)
+		if len(base) == 0 {
+			return nil
+		}
+		steps := make([]string, 0, min(len(base), 10))
+		for _, b := range base[:min(len(base), 10)] {
+			steps = append(steps, b.shown())
+		}
+		if len(base) > len(steps) {
+			steps = append(steps, fmt.Sprintf("%d more", len(base)-len(steps)))
+		}
+		return []report.Finding{{Rule: RulePolicyWeakened, Severity: report.SeverityWarning, Location: file, Title: "workflow weakened by this change",
+			Message: fmt.Sprintf("against %s, this change removes the workflow %s and its %d vigiles step(s) (%s): the checks they ran do not run; review it as part of the change", baseName, shownName(w.Shown), len(base), cutBytes(strings.Join(steps, "; "), maxWorkflowChange))}}
 	}
 	head, err := workflowRoot(w.Head)
 	if err != nil || head == nil {

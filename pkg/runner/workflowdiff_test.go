@@ -206,6 +206,28 @@ func TestWorkflowTheBaseLacks(t *testing.T) {
 	}
 }
 
+// TestWorkflowRemovedNamesItsSteps: a workflow the change deletes (a
+// local --policy-base reads every workflow file) whose base held vigiles
+// steps is one policy/weakened warning at its file that names them; one
+// that held none names nothing, and one whose base does not parse says
+// what it removed is not known.
+func TestWorkflowRemovedNamesItsSteps(t *testing.T) {
+	w := &WorkflowBase{File: "../.github/workflows/v.yml", Shown: ".github/workflows/v.yml", Base: []byte(baseWorkflow), BaseThere: true, Removed: true}
+	finds := compareWorkflow(w, "--policy-base \"main\"")
+	if len(finds) != 1 || finds[0].Rule != RulePolicyWeakened || finds[0].Location != (report.Location{File: w.File}) ||
+		!strings.Contains(finds[0].Message, `removes the workflow .github/workflows/v.yml and its 2 vigiles step(s) (the vigiles step "test" of the job "vigiles"; the vigiles step "audit" of the job "vigiles")`) {
+		t.Errorf("a workflow with vigiles steps removed: %+v", finds)
+	}
+	w.Base = []byte("on: push\njobs:\n  a:\n    steps:\n      - run: make\n")
+	if finds := compareWorkflow(w, "base"); len(finds) != 0 {
+		t.Errorf("a workflow without a vigiles step removed: %+v", finds)
+	}
+	w.Base = []byte("jobs: [")
+	if finds := compareWorkflow(w, "base"); len(finds) != 1 || finds[0].Rule != RulePolicyBase || finds[0].Severity != report.SeverityWarning {
+		t.Errorf("a removed workflow whose base does not parse: %+v", finds)
+	}
+}
+
 // FuzzCompareWorkflow: a workflow compared with itself names nothing, and
 // two workflows any bytes make compare without a panic or a hang, each
 // finding with a place and words.
@@ -229,6 +251,12 @@ func FuzzCompareWorkflow(f *testing.F) {
 			for _, fd := range compareWorkflow(w, "base") {
 				if fd.Location.File != "w.yml" || fd.Location.Line < 0 || fd.Message == "" {
 					t.Fatalf("a finding without a place or words: %+v", fd)
+				}
+			}
+			w.Head, w.Removed = nil, true
+			for _, fd := range compareWorkflow(w, "base") {
+				if fd.Location.File != "w.yml" || fd.Message == "" {
+					t.Fatalf("a removed workflow's finding without a place or words: %+v", fd)
 				}
 			}
 		}
