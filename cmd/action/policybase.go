@@ -7,13 +7,17 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/vigiles/action/pkg/runner"
@@ -129,17 +133,7 @@ func readWorkflowBase(ctx context.Context, getenv func(string) string, dir, comm
 	if t, err := filepath.EvalSymlinks(topDir); err == nil {
 		topDir = t
 	}
-	// Named as the policy file's findings are: relative to dir, which
-	// the action then puts under working-directory.
-	w.File = w.Shown
-	if d, err := filepath.Abs(dir); err == nil {
-		if r, err := filepath.EvalSymlinks(d); err == nil {
-			d = r
-		}
-		if rel, err := filepath.Rel(d, filepath.Join(topDir, filepath.FromSlash(w.Shown))); err == nil {
-			w.File = filepath.ToSlash(rel)
-		}
-	}
+	w.File = relToDir(dir, topDir, w.Shown)
 	if ap := getenv("GITHUB_ACTION_PATH"); ap != "" {
 		if r, err := filepath.EvalSymlinks(ap); err == nil {
 			ap = r
@@ -163,6 +157,153 @@ func readWorkflowBase(ctx context.Context, getenv func(string) string, dir, comm
 		w.Unread = fmt.Sprintf("reading %s of it: %v", w.Shown, err)
 	}
 	return w
+}
+
+// relToDir is the repository's file shown (slash-separated, relative to
+// its top, topDir with links resolved) as findings name it: relative to
+// dir, as the policy file's, which the action then puts under
+// working-directory; shown where that cannot be said.
+func relToDir(dir, topDir, shown string) string {
+	d, err := filepath.Abs(dir)
+	if err != nil {
+		return shown
+	}
+	if r, err := filepath.EvalSymlinks(d); err == nil {
+		d = r
+	}
+	rel, err := filepath.Rel(d, filepath.Join(topDir, filepath.FromSlash(shown)))
+	if err != nil {
+		return shown
+	}
+	return filepath.ToSlash(rel)
+}
+
+// maxLocalWorkflows bounds the workflow files a local --policy-base
+// reads, each side's together, each file bounded as the action's
+// (maxBasePolicy): a repository holds tens, not hundreds.
+const maxLocalWorkflows = 256
+
+// workflowsDir is where GitHub reads a repository's workflow files: its
+// files there, not below.
+const workflowsDir = ".github/workflows"
+
+// workflowName says whether name is one GitHub may run as a workflow
+// file of workflowsDir, and vigiles may name (no control character).
+func workflowName(name string) bool {
+	return (strings.HasSuffix(name, ".yml") || strings.HasSuffix(name, ".yaml")) &&
+		!strings.ContainsFunc(name, func(r rune) bool { return r < 0x20 || r == 0x7f || r == '/' })
+}
+
+// readLocalWorkflows reads, for a local --policy-base, where no
+// GITHUB_WORKFLOW_REF names the workflow that runs, every workflow file
+// of the repository that holds dir (.github/workflows/*.yml, *.yaml) as
+// commit holds it and as the work tree does: the work tree, not HEAD,
+// as the run reads the policy file and baseline from the work tree, what
+// the developer is about to commit and push. A file the work tree has
+// not (or has as other than a regular file, which GitHub does not run)
+// is Removed. The runner compares those that hold a vigiles step on
+// either side; the repository's own action (uses: ./…) is not known as
+// vigiles here, as no GITHUB_ACTION_PATH says which action runs.
+// Past maxLocalWorkflows names, in order, the rest are counted in left.
+func readLocalWorkflows(ctx context.Context, dir, commit string) (ws []*runner.WorkflowBase, left int) {
+	top, err := git(ctx, dir, 4096, "rev-parse", "--show-toplevel")
+	if err != nil {
+		return []*runner.WorkflowBase{{File: workflowsDir, Shown: workflowsDir, Unread: err.Error()}}, 0
+	}
+	topDir := strings.TrimSuffix(string(top), "\n")
+	if t, err := filepath.EvalSymlinks(topDir); err == nil {
+		topDir = t
+	}
+	names := map[string]bool{}
+	// The base's: its regular files (a link's mode is 120000).
+	list, err := git(ctx, dir, 4<<20, "ls-tree", "-z", "--full-tree", commit, "--", workflowsDir+"/")
+	if err != nil {
+		return []*runner.WorkflowBase{{File: relToDir(dir, topDir, workflowsDir), Shown: workflowsDir, Unread: fmt.Sprintf("listing %s of it: %v", workflowsDir, err)}}, 0
+	}
+	for _, e := range strings.Split(string(list), "\x00") {
+		meta, p, ok := strings.Cut(e, "\t")
+		if name, found := strings.CutPrefix(p, workflowsDir+"/"); ok && found && workflowName(name) && strings.HasPrefix(meta, "100") {
+			names[name] = true
+		}
+	}
+	// The work tree's: its regular files, links not followed.
+	entries, _ := os.ReadDir(filepath.Join(topDir, workflowsDir))
+	for _, e := range entries {
+		if e.Type().IsRegular() && workflowName(e.Name()) {
+			names[e.Name()] = true
+		}
+	}
+	sorted := slices.Sorted(maps.Keys(names))
+	if len(sorted) > maxLocalWorkflows {
+		left = len(sorted) - maxLocalWorkflows
+		sorted = sorted[:maxLocalWorkflows]
+	}
+	for _, name := range sorted {
+		shown := workflowsDir + "/" + name
+		w := &runner.WorkflowBase{Shown: shown, File: relToDir(dir, topDir, shown)}
+		ws = append(ws, w)
+		var there bool
+		w.Head, there, err = workTreeFile(filepath.Join(topDir, filepath.FromSlash(shown)), maxBasePolicy)
+		if err != nil {
+			w.Unread = fmt.Sprintf("reading the work tree's %s: %v", shown, err)
+			continue
+		}
+		w.Base, w.BaseThere, err = blobAt(ctx, dir, commit, shown, maxBasePolicy)
+		if err != nil {
+			w.Unread = fmt.Sprintf("reading %s of it: %v", shown, err)
+			continue
+		}
+		w.Removed = !there
+		if !there && !w.BaseThere {
+			ws = ws[:len(ws)-1] // neither holds it as a file
+		}
+	}
+	return ws, left
+}
+
+// workTreeFile is the regular file p, at most max bytes; false where
+// there is none (or a link, or other than a regular file).
+func workTreeFile(p string, max int) ([]byte, bool, error) {
+	// O_NOFOLLOW: a link is not followed; O_NONBLOCK: a FIFO does not
+	// block the run.
+	f, err := os.OpenFile(p, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ELOOP) {
+			return nil, false, nil
+		}
+		return nil, false, err
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		return nil, false, err
+	}
+	data, err := io.ReadAll(io.LimitReader(f, int64(max)+1))
+	if err != nil {
+		return nil, false, err
+	}
+	if len(data) > max {
+		return nil, false, errTooLarge
+	}
+	if data == nil {
+		data = []byte{}
+	}
+	return data, true, nil
+}
+
+// localPolicyBase is the base --policy-base rev names: its policy file
+// and baseline, and, where no GITHUB_WORKFLOW_REF names the workflow that
+// runs (a developer's run, not a step of a workflow), every workflow
+// file of the repository (readLocalWorkflows), so that a change previewed
+// here names what the pull request's check will of its workflow, and a
+// workflow it deletes, which that check, run by the workflow as the
+// change has it, cannot. Under a workflow (GITHUB_WORKFLOW_REF set) the
+// workflow is not compared: the action's own pull request check does.
+func localPolicyBase(ctx context.Context, getenv func(string) string, dir, rev, config, baseline string) *runner.PolicyBase {
+	pb := readPolicyBase(ctx, dir, rev, "--policy-base "+strconv.Quote(rev), false, config, baseline)
+	if pb.Unread == "" && getenv("GITHUB_WORKFLOW_REF") == "" {
+		pb.Workflows, pb.WorkflowsLeft = readLocalWorkflows(ctx, dir, pb.Commit)
+	}
+	return pb
 }
 
 // readPolicyBase reads the policy file and baseline of the git revision

@@ -14,7 +14,6 @@ import (
 	"runtime"
 	"slices"
 	"sort"
-	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -69,7 +68,7 @@ Examples:
   vigiles test --format sarif --output vigiles.sarif
   vigiles test --shard 2/4 --format json --output shard-2.json   # then: vigiles merge shard-*.json
   vigiles test --egress allow --allow api.example.test            # let hooks reach one host; the rest are blocked and recorded
-  vigiles test --policy-base origin/main         # also name what this branch's .vigiles.yml checks less than main's (policy/weakened)
+  vigiles test --policy-base origin/main         # also name what this branch's .vigiles.yml and workflows check less than main's (policy/weakened)
 
 Exit status: 0 every expectation holds and no finding is an error; 1 an
 expectation failed, or a finding of severity error (a malformed declaration
@@ -128,7 +127,7 @@ Examples:
   vigiles audit --dir examples                  # the repository in examples/, with its policy and baseline
   vigiles audit plugins/vendor-a plugins/vendor-b
   vigiles audit --update-baseline               # accept; review the diff of .vigiles/baseline.json
-  vigiles audit --policy-base origin/main       # as a pull request's check: name what this branch's policy and baseline weaken of main's
+  vigiles audit --policy-base origin/main       # as a pull request's check: name what this branch's policy, baseline and workflows weaken of main's
   vigiles audit --shard 1/3 --format json --output audit-1.json   # one job of a matrix
   vigiles audit --sandbox off --baseline ""     # hooks run in the open, recording nothing: a throwaway machine only
 
@@ -192,7 +191,7 @@ func (c *commonFlags) add(fs *pflag.FlagSet) {
 	fs.IntVar(&c.maxRuns, "max-runs", runner.DefaultMaxRuns, "the most hook runs to start (per shard); a plan of more runs none and reports plan/too-many-runs: raise this, or narrow the work (audit: PATHs; test: checks that select fewer hooks; both: --shard)")
 	fs.BoolVarP(&c.quiet, "quiet", "q", false, "no progress lines on stderr (an audit's policy and baseline unread where a directory above or a PATH holds a .vigiles.yml, an audit's baseline that cannot be compared with, the runs planned, a line per finished run, every 30s the runs still running and for how long, the baseline --update-baseline wrote)")
 	fs.BoolVar(&c.rootSandbox, "root-sandbox", false, rootSandboxHelp)
-	fs.StringVar(&c.policyBase, "policy-base", "", "a git revision (main, origin/main, a commit) to compare the policy file"+map[bool]string{true: " and the baseline", false: ""}[fs.Name() == "audit"]+" with, as a pull request's check does with its base: each check or expectation removed or relaxed, egress widened, a plugin trusted, a limit lowered is a policy/weakened warning"+map[bool]string{true: ", each host, write or run the baseline accepts anew a baseline/accepted-by-pr one", false: ""}[fs.Name() == "audit"]+" (default: compare with none)")
+	fs.StringVar(&c.policyBase, "policy-base", "", "a git revision (main, origin/main, a commit) to compare the policy file"+map[bool]string{true: " and the baseline", false: ""}[fs.Name() == "audit"]+" with, as a pull request's check does with its base: each check or expectation removed or relaxed, egress widened, a plugin trusted, a limit lowered is a policy/weakened warning"+map[bool]string{true: ", each host, write or run the baseline accepts anew a baseline/accepted-by-pr one", false: ""}[fs.Name() == "audit"]+"; and, where no GITHUB_WORKFLOW_REF names the workflow that runs, each workflow file of the repository's .github/workflows that holds a vigiles step there or in the work tree (read from the work tree, uncommitted changes too): a vigiles step weakened, or the workflow deleted, is a policy/weakened warning too (default: compare with none)")
 	setRange(fs, "jobs", fmt.Sprintf("0 (one per core) to %d", maxJobs))
 	setRange(fs, "max-runs", fmt.Sprintf("a whole number from 1 to %d", math.MaxInt))
 }
@@ -476,7 +475,7 @@ func cmdTest(ctx context.Context, args []string, getenv func(string) string, std
 	runner.Version = version
 	o := c.options(ownText(stderr, getenv))
 	if c.policyBase != "" {
-		o.PolicyBase = readPolicyBase(ctx, c.dir, c.policyBase, "--policy-base "+strconv.Quote(c.policyBase), false, c.config, "")
+		o.PolicyBase = localPolicyBase(ctx, getenv, c.dir, c.policyBase, c.config, "")
 	}
 	rep, err := runner.Test(ctx, o)
 	return finishReport("test", rep, withRunnerHints(err, c.dir), c.format, c.output, textOut(c.format, stdout, getenv), stderr)
@@ -536,7 +535,7 @@ func cmdAudit(ctx context.Context, args []string, getenv func(string) string, st
 	// it audits this tree where the user runs it.
 	o.Invoked = runner.Invocation{Dir: c.dir}
 	if c.policyBase != "" && !*updateBaseline {
-		o.PolicyBase = readPolicyBase(ctx, c.dir, c.policyBase, "--policy-base "+strconv.Quote(c.policyBase), false, c.config, *baseline)
+		o.PolicyBase = localPolicyBase(ctx, getenv, c.dir, c.policyBase, c.config, *baseline)
 	}
 	runner.Version = version
 	rep, err := runner.Audit(ctx, o)
