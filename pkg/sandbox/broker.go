@@ -909,29 +909,15 @@ func runConfined(ctx context.Context, spec Spec, bwrap, cwd string, gate *turnGa
 	cfg.MaskDirs = maskDirs
 	cfg.CallerHome = exact.String(shownCallerHome(os.Getenv("HOME"), view, maskDirs))
 	// With an id-mapped tree the tool caches are handed id-mapped too
-	// (handTree): root's are then the sandbox's uid 0's to write, as under
-	// Claude Code they are the root caller's; so the caller's permissions
-	// are asked, not the sandbox uid's. The clone is not recursive, and a
-	// tool cache with a file system mounted inside it is refused by the
-	// init, whose mountinfo lists the host's mounts there even under a
-	// mask (mountToolCaches).
-	tcView := view
-	if treeByFD {
-		tcView.may = nil
-	}
+	// (handTree; chooseToolCaches asks the caller's permissions then, and
+	// passes over one that holds a secret the run hides). The clone is
+	// not recursive, and a tool cache with a file system mounted inside
+	// it is refused by the init, whose mountinfo lists the host's mounts
+	// there even under a mask (mountToolCaches).
 	secrets := func() []string {
 		return slices.Concat(p.MaskFiles, secretMasks, envCredentialFiles(os.Getenv), envCredentialSockets(os.Getenv))
 	}
-	cfg.ToolCaches = toolCaches(os.Getenv, spec.Dir, tcView, maskDirs, string(cfg.CallerHome), secrets)
-	if treeByFD {
-		// Handed id-mapped, root's files there are the sandbox's uid 0's
-		// to read as well: a secret the view leaves unmasked because the
-		// sandbox's uid may not read it (root's 0600 KUBECONFIG, a 0700
-		// XDG_CONFIG_HOME in the tool cache) would be read there. Such a
-		// tool cache stays as the read-only root shows it, as one that
-		// cannot be id-mapped does.
-		cfg.ToolCaches = slices.DeleteFunc(cfg.ToolCaches, func(tc string) bool { return hiddenInTree(tc, view, secrets()) != "" })
-	}
+	cfg.ToolCaches = coveredToolCaches(chooseToolCaches(os.Getenv, spec.Dir, view, treeByFD, maskDirs, string(cfg.CallerHome), secrets))
 	p.ToolCaches = cfg.ToolCaches
 	if raceBuild {
 		// The race runtime's exit sleep (a second, in the init and in the

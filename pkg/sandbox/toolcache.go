@@ -18,7 +18,7 @@ import (
 // one) and Azure Pipelines' (AGENT_TOOLSDIRECTORY, which GitHub's hosted
 // runners set to the same directory). The setup-* actions install there,
 // and every later step of the job runs what they installed.
-var toolCacheVars = []string{"RUNNER_TOOL_CACHE", "AGENT_TOOLSDIRECTORY"}
+var toolCacheVars = [...]string{"RUNNER_TOOL_CACHE", "AGENT_TOOLSDIRECTORY"}
 
 // toolCachesFix is what a refusal over a tool cache says to do.
 const toolCachesFix = "unset RUNNER_TOOL_CACHE and AGENT_TOOLSDIRECTORY for vigiles (a hook's write to the tool cache then fails in the sandbox and is in no record)"
@@ -27,16 +27,69 @@ const toolCachesFix = "unset RUNNER_TOOL_CACHE and AGENT_TOOLSDIRECTORY for vigi
 // names (toolCacheVars) that the init covers with an overlay of its
 // scratch, so that a hook's write there, which under Claude Code every
 // later step of the job runs, is recorded by its absolute path and thrown
-// away, where the read-only root failed it unrecorded. Each is absolute,
-// its links followed (a relative value against the working directory),
-// and listed once; one inside another is left to the outer. Passed over:
-// one that is no directory, is or lies in a system directory or holds
-// one (/usr/local/…, /), lies in /dev, /proc or /sys, is the work tree or
-// lies in it or holds it (the tree's own overlay records it), one the run
-// does not show (under a mask, or outside --strict-fs's directories: a
-// write there goes to the run's own HOME or TMPDIR, or fails under the
-// mask), and one the run's uid may not write into (a write there fails
-// under Claude Code too).
+// away, where the read-only root failed it unrecorded: those
+// chooseToolCaches covers, for a sandbox of the view's own identity.
+func toolCaches(getenv func(string) string, tree string, v hostView, maskDirs []string, shownHome string, secrets func() []string) []string {
+	return coveredToolCaches(chooseToolCaches(getenv, tree, v, false, maskDirs, shownHome, secrets))
+}
+
+// coveredToolCaches are the paths of cs that are covered, in order.
+func coveredToolCaches(cs [len(toolCacheVars)]toolCacheChoice) []string {
+	var out []string
+	for _, c := range cs {
+		if c.skip == tcCovered {
+			out = append(out, c.path)
+		}
+	}
+	return out
+}
+
+// toolCacheSkip says why chooseToolCaches passes over the tool cache a
+// variable names (tcCovered: it does not). A number, not a sentence: a
+// run pays nothing to tell them apart, and vigiles doctor says each
+// (toolCacheReason).
+type toolCacheSkip uint8
+
+const (
+	tcCovered     toolCacheSkip = iota
+	tcUnset                     // the variable is not set
+	tcUnresolved                // its path does not resolve (missing, a dangling link)
+	tcSystemDir                 // is, lies in or holds a system directory
+	tcSame                      // the variable before names the same, covered
+	tcInTree                    // is or lies in the work tree, whose overlay records it
+	tcHoldsTree                 // holds the work tree
+	tcKernelDir                 // lies in /dev, /proc or /sys
+	tcHomeDotDir                // is or lies in one of the caller's HOME's dot-directories
+	tcHomeMasked                // in the caller's HOME, under a mask between them
+	tcHomeSecret                // in the caller's HOME, holds what the run hides
+	tcHidden                    // the run does not show it (a mask, --strict-fs)
+	tcNotDir                    // not a directory
+	tcNotWritable               // the run's uid may not write into it
+	tcNested                    // inside another covered one, which takes it
+	tcIDMapSecret               // handed id-mapped, holds what the run hides
+	tcNoIDMap                   // handed id-mapped, its file system cannot be (handTree)
+)
+
+// toolCacheChoice is what chooseToolCaches made of one variable: the
+// path it names (absolute, its links followed; "" where it names none
+// that resolves) and whether the run covers it.
+type toolCacheChoice struct {
+	path string
+	skip toolCacheSkip
+}
+
+// chooseToolCaches decides, for each of toolCacheVars in order, whether
+// the run covers the tool cache it names and, where not, why: the one
+// place that decides, for the broker (toolCaches) and for vigiles doctor.
+// Each is absolute, its links followed (a relative value against the
+// working directory), and covered once; one inside another is left to
+// the outer. Passed over: one that is no directory, is or lies in a
+// system directory or holds one (/usr/local/…, /), lies in /dev, /proc or
+// /sys, is the work tree or lies in it or holds it (the tree's own
+// overlay records it), one the run does not show (under a mask, or
+// outside --strict-fs's directories: a write there goes to the run's own
+// HOME or TMPDIR, or fails under the mask), and one the run's uid may not
+// write into (a write there fails under Claude Code too).
 //
 // One inside the caller's HOME where the run shows its own HOME in its
 // place (homeShownAt, of shownHome, the init's CallerHome; a self-hosted
@@ -50,32 +103,97 @@ const toolCachesFix = "unset RUNNER_TOOL_CACHE and AGENT_TOOLSDIRECTORY for vigi
 // that is or lies in one of HOME's dot-directories (inDotDir: ~/.claude,
 // ~/.ssh, ~/.config/…), where tools keep their logins at the places they
 // default to, which the run knows only as HOME, masked whole.
-func toolCaches(getenv func(string) string, tree string, v hostView, maskDirs []string, shownHome string, secrets func() []string) []string {
-	var out []string
+//
+// idmapped says the tool caches are handed id-mapped to a root caller's
+// sandbox of its own uid (handTree), as its root-owned tree is: root's
+// files there are then the sandbox's uid 0's to write, as under Claude
+// Code they are the root caller's, so the caller's permissions are asked,
+// not the sandbox uid's (v's); and root's files there are the sandbox's
+// to read as well, so that one that holds a secret the view leaves
+// unmasked because the sandbox's uid may not read it (root's 0600
+// KUBECONFIG, a 0700 XDG_CONFIG_HOME in the tool cache) stays as the
+// read-only root shows it, as one that cannot be id-mapped does.
+//
+// Nothing is allocated for a variable the run passes over: the reasons
+// are numbers.
+func chooseToolCaches(getenv func(string) string, tree string, v hostView, idmapped bool, maskDirs []string, shownHome string, secrets func() []string) (cs [len(toolCacheVars)]toolCacheChoice) {
+	dv := v // what decides the uid's permissions
+	if idmapped {
+		dv.may = nil
+	}
 	home, homeRead := "", false
-	for _, k := range toolCacheVars {
-		r, err := callerPath(getenv(k))
-		if err != nil || systemDir(r) || inSystemDir(r) || slices.Contains(out, r) {
+	for i, k := range toolCacheVars {
+		c := &cs[i]
+		val := getenv(k)
+		if val == "" {
+			c.skip = tcUnset
+			continue
+		}
+		r, err := callerPath(val)
+		if err != nil {
+			c.skip = tcUnresolved
+			continue
+		}
+		c.path = r
+		if systemDir(r) || inSystemDir(r) {
+			c.skip = tcSystemDir
+			continue
+		}
+		if slices.ContainsFunc(cs[:i], func(o toolCacheChoice) bool { return o.skip == tcCovered && o.path == r }) {
+			c.skip = tcSame
 			continue
 		}
 		if !homeRead {
 			home, homeRead = homeShownAt(getenv("HOME"), shownHome), true
 		}
-		if fsx.Under(r, tree) || fsx.Under(tree, r) || inOwnKernelDirs(r) {
+		switch {
+		case fsx.Under(r, tree):
+			c.skip = tcInTree
+			continue
+		case fsx.Under(tree, r):
+			c.skip = tcHoldsTree
+			continue
+		case inOwnKernelDirs(r):
+			c.skip = tcKernelDir
 			continue
 		}
-		inHome := !v.strict && home != "" && r != home && fsx.Under(r, home)
-		if inHome && (inDotDir(r, home) || v.hidesBelow(r, home, maskDirs) || hiddenInTree(r, v, secrets()) != "") || !inHome && v.hides(r, maskDirs) {
+		inHome := !dv.strict && home != "" && r != home && fsx.Under(r, home)
+		switch {
+		case inHome && inDotDir(r, home):
+			c.skip = tcHomeDotDir
+		case inHome && dv.hidesBelow(r, home, maskDirs):
+			c.skip = tcHomeMasked
+		case inHome && hiddenInTree(r, dv, secrets()) != "":
+			c.skip = tcHomeSecret
+		case !inHome && dv.hides(r, maskDirs):
+			c.skip = tcHidden
+		}
+		if c.skip != tcCovered {
 			continue
 		}
-		if fi, err := os.Stat(r); err != nil || !fi.IsDir() || !v.grants(r, 0o3) {
-			continue
+		if fi, err := os.Stat(r); err != nil || !fi.IsDir() {
+			c.skip = tcNotDir
+		} else if !dv.grants(r, 0o3) {
+			c.skip = tcNotWritable
 		}
-		out = append(out, r)
 	}
-	return slices.DeleteFunc(out, func(r string) bool {
-		return slices.ContainsFunc(out, func(o string) bool { return o != r && fsx.Under(r, o) })
-	})
+	// One inside another covered one is left to the outer, which the
+	// overlay over it covers whole.
+	for i := range cs {
+		if cs[i].skip == tcCovered && slices.ContainsFunc(cs[:], func(o toolCacheChoice) bool {
+			return o.skip == tcCovered && o.path != cs[i].path && fsx.Under(cs[i].path, o.path)
+		}) {
+			cs[i].skip = tcNested
+		}
+	}
+	if idmapped {
+		for i := range cs {
+			if cs[i].skip == tcCovered && hiddenInTree(cs[i].path, v, secrets()) != "" {
+				cs[i].skip = tcIDMapSecret
+			}
+		}
+	}
+	return cs
 }
 
 // inDotDir says whether r, strictly inside home, is or lies in one of

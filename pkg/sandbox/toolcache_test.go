@@ -114,3 +114,67 @@ func TestRootAsPath(t *testing.T) {
 		t.Errorf("rootAsPath without the root's change = %v", got)
 	}
 }
+
+// TestChooseToolCachesSaysWhy: for each variable, chooseToolCaches, which
+// the broker's toolCaches and vigiles doctor both read, says why it
+// passes over the tool cache named (or that it covers it), one reason
+// for each way a run leaves one uncovered; a root caller's tool cache
+// handed id-mapped is asked the caller's permissions, and passed over
+// where it holds a secret the run hides.
+func TestChooseToolCachesSaysWhy(t *testing.T) {
+	root, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := func(n string) string {
+		p := filepath.Join(root, n)
+		if err := os.MkdirAll(p, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	tools, tree, masked, readOnly := dir("hostedtoolcache"), dir("tree"), dir("masked"), dir("readonly")
+	file := filepath.Join(root, "file")
+	if err := os.WriteFile(file, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	v := hostView{lookup: lookupHostPath, masked: []string{masked}, may: func(p string, perm uint32) bool { return !fsx.Under(p, readOnly) }}
+	home := dir("masked/home")
+	homeTools := dir("masked/home/actions-runner/_work/_tool")
+	secret := filepath.Join(tools, "kube", "config")
+	for _, c := range []struct {
+		name          string
+		runner, agent string
+		idmapped      bool
+		maskDirs      []string
+		shownHome     string
+		secrets       []string
+		want          [2]toolCacheSkip
+	}{
+		{name: "none set", want: [2]toolCacheSkip{tcUnset, tcUnset}},
+		{name: "covered, and the same again", runner: tools, agent: tools, want: [2]toolCacheSkip{tcCovered, tcSame}},
+		{name: "missing", runner: filepath.Join(root, "missing"), want: [2]toolCacheSkip{tcUnresolved, tcUnset}},
+		{name: "a system directory", runner: "/usr/local", agent: "/", want: [2]toolCacheSkip{tcSystemDir, tcSystemDir}},
+		{name: "in the tree, holding it", runner: dir("tree/_tool"), agent: root, want: [2]toolCacheSkip{tcInTree, tcHoldsTree}},
+		{name: "the kernel's", runner: "/proc/self", want: [2]toolCacheSkip{tcKernelDir, tcUnset}},
+		{name: "a HOME dot-directory", runner: dir("masked/home/.cache/_tool"), shownHome: home, want: [2]toolCacheSkip{tcHomeDotDir, tcUnset}},
+		{name: "in HOME under a mask", runner: homeTools, maskDirs: []string{filepath.Join(home, "actions-runner")}, shownHome: home, want: [2]toolCacheSkip{tcHomeMasked, tcUnset}},
+		{name: "in HOME holding a secret", runner: homeTools, shownHome: home, secrets: []string{filepath.Join(homeTools, "k")}, want: [2]toolCacheSkip{tcHomeSecret, tcUnset}},
+		{name: "in HOME", runner: homeTools, shownHome: home, want: [2]toolCacheSkip{tcCovered, tcUnset}},
+		{name: "under a mask", runner: dir("masked/tools"), want: [2]toolCacheSkip{tcHidden, tcUnset}},
+		{name: "a file", runner: file, want: [2]toolCacheSkip{tcNotDir, tcUnset}},
+		{name: "not the run's to write", runner: readOnly, want: [2]toolCacheSkip{tcNotWritable, tcUnset}},
+		{name: "handed id-mapped: the caller's to write", runner: readOnly, idmapped: true, want: [2]toolCacheSkip{tcCovered, tcUnset}},
+		{name: "nested: the outer", runner: dir("hostedtoolcache/node"), agent: tools, want: [2]toolCacheSkip{tcNested, tcCovered}},
+		{name: "holding a secret", runner: tools, secrets: []string{secret}, want: [2]toolCacheSkip{tcCovered, tcUnset}},
+		{name: "handed id-mapped, holding a secret", runner: tools, idmapped: true, secrets: []string{secret}, want: [2]toolCacheSkip{tcIDMapSecret, tcUnset}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			env := map[string]string{"RUNNER_TOOL_CACHE": c.runner, "AGENT_TOOLSDIRECTORY": c.agent}
+			cs := chooseToolCaches(func(k string) string { return env[k] }, tree, v, c.idmapped, c.maskDirs, c.shownHome, func() []string { return c.secrets })
+			if got := [2]toolCacheSkip{cs[0].skip, cs[1].skip}; got != c.want {
+				t.Errorf("chooseToolCaches = %v, want %v", cs, c.want)
+			}
+		})
+	}
+}
