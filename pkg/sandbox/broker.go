@@ -917,7 +917,9 @@ func runConfined(ctx context.Context, spec Spec, bwrap, cwd string, gate *turnGa
 	secrets := func() []string {
 		return slices.Concat(p.MaskFiles, secretMasks, envCredentialFiles(os.Getenv), envCredentialSockets(os.Getenv))
 	}
-	cfg.ToolCaches = coveredToolCaches(chooseToolCaches(os.Getenv, spec.Dir, view, treeByFD, maskDirs, string(cfg.CallerHome), secrets))
+	var tcChoices [len(toolCacheVars)]toolCacheChoice
+	chooseToolCaches(&tcChoices, os.Getenv, spec.Dir, &view, treeByFD, maskDirs, string(cfg.CallerHome), secrets)
+	cfg.ToolCaches = coveredToolCaches(&tcChoices)
 	p.ToolCaches = cfg.ToolCaches
 	if raceBuild {
 		// The race runtime's exit sleep (a second, in the init and in the

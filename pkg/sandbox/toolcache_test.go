@@ -171,7 +171,8 @@ func TestChooseToolCachesSaysWhy(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			env := map[string]string{"RUNNER_TOOL_CACHE": c.runner, "AGENT_TOOLSDIRECTORY": c.agent}
-			cs := chooseToolCaches(func(k string) string { return env[k] }, tree, v, c.idmapped, c.maskDirs, c.shownHome, func() []string { return c.secrets })
+			var cs [len(toolCacheVars)]toolCacheChoice
+			chooseToolCaches(&cs, func(k string) string { return env[k] }, tree, &v, c.idmapped, c.maskDirs, c.shownHome, func() []string { return c.secrets })
 			if got := [2]toolCacheSkip{cs[0].skip, cs[1].skip}; got != c.want {
 				t.Errorf("chooseToolCaches = %v, want %v", cs, c.want)
 			}
