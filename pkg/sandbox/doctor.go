@@ -175,6 +175,9 @@ func probes() []probeSpec {
 		probeSpec{ProbeAppArmorUserns, false, probeAppArmorSysctl},
 		probeSpec{ProbeMaxUserns, false, probeMaxUserns},
 		probeSpec{ProbeCallerSeccomp, false, probeCallerSeccomp},
+		// What a run does with each runner tool cache: informative, a
+		// tool cache passed over refuses no run.
+		probeSpec{ProbeToolCaches, false, probeToolCaches},
 	)
 }
 
@@ -1256,15 +1259,32 @@ func probeIDMappedTree(ctx context.Context, env *doctorEnv) Probe {
 		p.Fix += "; or, for root-owned work trees, --root-sandbox"
 		return p
 	}
-	// A user namespace whose uid 0 is SandboxUID, held by a cat until
-	// hold is closed.
-	cat, err := hostprog.Find("cat")
+	userns, release, err := sandboxUserns(ctx)
 	if err != nil {
 		return Probe{Availability: Inconclusive, Detail: err.Error()}
 	}
+	defer release()
+	tree, err := idmappedClone(dir, userns)
+	if err != nil {
+		return Probe{Availability: Unsupported, Detail: clean(err.Error()), Fix: "only needed for root-owned work trees: " + idmapFix}
+	}
+	unix.Close(tree)
+	return Probe{Availability: Available,
+		Detail: fmt.Sprintf("bwrap runs as uid %d and %s can be id-mapped for it: a root-owned work tree reaches the sandbox so, and root-only files elsewhere stay unreadable", SandboxUID, clean(dir))}
+}
+
+// sandboxUserns makes a user namespace whose uid 0 is SandboxUID, as a
+// root caller's sandbox of a root-owned tree has, held by a cat until
+// release, to id-map through (idmappedClone); its descriptor, in the
+// probe's words where it cannot.
+func sandboxUserns(ctx context.Context) (userns int, release func(), err error) {
+	cat, err := hostprog.Find("cat")
+	if err != nil {
+		return -1, nil, err
+	}
 	holdR, holdW, err := os.Pipe()
 	if err != nil {
-		return Probe{Availability: Inconclusive, Detail: err.Error()}
+		return -1, nil, err
 	}
 	cmd := exec.CommandContext(ctx, cat)
 	cmd.Env = hostprog.Env()
@@ -1276,24 +1296,18 @@ func probeIDMappedTree(ctx context.Context, env *doctorEnv) Probe {
 	holdR.Close()
 	if err != nil {
 		holdW.Close()
-		return Probe{Availability: Inconclusive, Detail: fmt.Sprintf("making a user namespace to try with: %v", err)}
+		return -1, nil, fmt.Errorf("making a user namespace to try with: %v", err)
 	}
-	defer func() {
+	stop := func() {
 		holdW.Close()
 		cmd.Wait()
-	}()
-	userns, err := unix.Open(fmt.Sprintf("/proc/%d/ns/user", cmd.Process.Pid), unix.O_RDONLY|unix.O_CLOEXEC, 0)
-	if err != nil {
-		return Probe{Availability: Inconclusive, Detail: fmt.Sprintf("opening the user namespace to try with: %v", err)}
 	}
-	defer unix.Close(userns)
-	tree, err := idmappedClone(dir, userns)
+	userns, err = unix.Open(fmt.Sprintf("/proc/%d/ns/user", cmd.Process.Pid), unix.O_RDONLY|unix.O_CLOEXEC, 0)
 	if err != nil {
-		return Probe{Availability: Unsupported, Detail: clean(err.Error()), Fix: "only needed for root-owned work trees: " + idmapFix}
+		stop()
+		return -1, nil, fmt.Errorf("opening the user namespace to try with: %v", err)
 	}
-	unix.Close(tree)
-	return Probe{Availability: Available,
-		Detail: fmt.Sprintf("bwrap runs as uid %d and %s can be id-mapped for it: a root-owned work tree reaches the sandbox so, and root-only files elsewhere stay unreadable", SandboxUID, clean(dir))}
+	return userns, func() { unix.Close(userns); stop() }, nil
 }
 
 // probeGroups says whether a non-root caller has supplementary groups,
