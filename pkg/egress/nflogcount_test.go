@@ -70,7 +70,14 @@ print(sent)
 // 1,200 refused attempts, the packets the wall counted as it logged them
 // are the messages the reader received, and the record is whole.
 func TestLoggedPacketsAreAllReceived(t *testing.T) {
-	check := func(t *testing.T, res childResult, atLeast uint64) {
+	// late says whether a packet may still be logged after Finish read
+	// the count: in allow mode the connector still delivers packets into
+	// the namespace once the command has ended (a late answer to a
+	// connect it gave up on), and what the sandbox's kernel sends back
+	// in turn may be logged then, a message more than counted (one in a
+	// CI run: 2,101 counted, 2,102 received), which Finish takes as no
+	// loss. Fewer messages than counted is a loss in every mode.
+	check := func(t *testing.T, res childResult, atLeast uint64, late bool) {
 		t.Helper()
 		t.Logf("%d attempts sent, %d packets logged, %d log messages received", atLeast, res.LogCounted, res.LogReceived)
 		if res.FinishErr != "" {
@@ -79,7 +86,7 @@ func TestLoggedPacketsAreAllReceived(t *testing.T) {
 		if res.LogCounted < atLeast {
 			t.Errorf("the wall counted %d packets logged, want at least %d (one per attempt sent)", res.LogCounted, atLeast)
 		}
-		if res.LogReceived != res.LogCounted {
+		if res.LogReceived < res.LogCounted || !late && res.LogReceived != res.LogCounted {
 			t.Errorf("the wall counted %d packets logged and the reader received %d messages, want as many", res.LogCounted, res.LogReceived)
 		}
 	}
@@ -96,7 +103,7 @@ func TestLoggedPacketsAreAllReceived(t *testing.T) {
 		t.Run(mode, func(t *testing.T) {
 			needNamespaces(t)
 			res := lossRun(t, mode, pyProbe(logFlood))
-			check(t, res, sent(t, res))
+			check(t, res, sent(t, res), false)
 		})
 	}
 	t.Run(evidence.EgressAllow, func(t *testing.T) {
@@ -117,7 +124,7 @@ for i in range(50):
 				t.Fatalf("probe %d failed (%d): %s", i, p.Code, p.Output)
 			}
 		}
-		check(t, res, sent(t, res))
+		check(t, res, sent(t, res), true)
 	})
 }
 

@@ -472,8 +472,10 @@ func (s *Session) finish() ([]evidence.Egress, *evidence.Dropped, error) {
 	}
 	// The packets the rule set logged, read before the log is drained:
 	// the command has ended and the stub and the proxy are stopped, so
-	// nothing of the run passes the wall any more, and each message the
-	// kernel queued for a packet counted here is read below.
+	// nothing the command sends passes the wall any more, and each message
+	// the kernel queued for a packet counted here is read below. (In allow
+	// mode the kernel may still answer what the connector delivers late,
+	// and log it: a message more than counted, which is no loss.)
 	counted, countErr := uint64(0), error(nil)
 	if c == nil {
 		countErr = errors.New("no nftables connection")
