@@ -169,7 +169,7 @@ type plan struct {
 	// with credentials outside the work tree, scrubbed (outsideGitConfigs).
 	DataFiles []string
 	// ToolCaches are the runner's tool caches the init covers with an
-	// overlay (toolCaches): bubblewrap binds each, read-only, at
+	// overlay (chooseToolCaches): bubblewrap binds each, read-only, at
 	// toolCacheLower(i), from the host's view, which shows one in the
 	// caller's HOME that the masks hide from the init's; with TreeByFD it
 	// makes the directory there, and the broker hands each id-mapped.

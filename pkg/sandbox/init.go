@@ -104,7 +104,7 @@ type initConfig struct {
 	// layer above the tree.
 	CredentialFiles exact.Strings `json:"credentialFiles,omitempty"`
 	// ToolCaches are the runner's tool caches the caller's environment
-	// names (toolCaches): absolute, links followed, each a directory the
+	// names (chooseToolCaches): absolute, links followed, each a directory the
 	// run shows and its uid may write, outside the work tree. The init
 	// covers each with an overlay of the scratch (mountToolCaches).
 	ToolCaches exact.Strings `json:"toolCaches,omitempty"`

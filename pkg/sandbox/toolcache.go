@@ -23,18 +23,6 @@ var toolCacheVars = [...]string{"RUNNER_TOOL_CACHE", "AGENT_TOOLSDIRECTORY"}
 // toolCachesFix is what a refusal over a tool cache says to do.
 const toolCachesFix = "unset RUNNER_TOOL_CACHE and AGENT_TOOLSDIRECTORY for vigiles (a hook's write to the tool cache then fails in the sandbox and is in no record)"
 
-// toolCaches lists the runner's tool caches the caller's environment
-// names (toolCacheVars) that the init covers with an overlay of its
-// scratch, so that a hook's write there, which under Claude Code every
-// later step of the job runs, is recorded by its absolute path and thrown
-// away, where the read-only root failed it unrecorded: those
-// chooseToolCaches covers, for a sandbox of the view's own identity.
-func toolCaches(getenv func(string) string, tree string, v hostView, maskDirs []string, shownHome string, secrets func() []string) []string {
-	var cs [len(toolCacheVars)]toolCacheChoice
-	chooseToolCaches(&cs, getenv, tree, &v, false, maskDirs, shownHome, secrets)
-	return coveredToolCaches(&cs)
-}
-
 // coveredToolCaches are the paths of cs that are covered, in order.
 func coveredToolCaches(cs *[len(toolCacheVars)]toolCacheChoice) []string {
 	var out []string

@@ -179,3 +179,15 @@ func TestChooseToolCachesSaysWhy(t *testing.T) {
 		})
 	}
 }
+
+// toolCaches, for the tests, lists the runner's tool caches the caller's environment
+// names (toolCacheVars) that the init covers with an overlay of its
+// scratch, so that a hook's write there, which under Claude Code every
+// later step of the job runs, is recorded by its absolute path and thrown
+// away, where the read-only root failed it unrecorded: those
+// chooseToolCaches covers, for a sandbox of the view's own identity.
+func toolCaches(getenv func(string) string, tree string, v hostView, maskDirs []string, shownHome string, secrets func() []string) []string {
+	var cs [len(toolCacheVars)]toolCacheChoice
+	chooseToolCaches(&cs, getenv, tree, &v, false, maskDirs, shownHome, secrets)
+	return coveredToolCaches(&cs)
+}
