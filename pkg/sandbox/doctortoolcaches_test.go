@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -16,7 +17,8 @@ import (
 // covers the tool cache it names and, where not, why and what to do:
 // as root (the run's sandbox of its own uid, the tool caches handed
 // id-mapped) a root-owned tool cache is covered and one holding a
-// root-only KUBECONFIG the environment names is not; as nobody (a
+// root-only KUBECONFIG the environment names is not, nor is one on a
+// ramfs, which cannot be id-mapped; as nobody (a
 // non-root runner) its own tool cache is covered and root's is not, as
 // nobody may not write there. Nothing set is said as none named, and is
 // no failure.
@@ -72,6 +74,20 @@ func TestToolCachesProbeSaysWhatARunCovers(t *testing.T) {
 			"AGENT_TOOLSDIRECTORY=" + kube + ": not covered: handed id-mapped to the root caller's sandbox of its own uid, where root's files are that uid 0's to read, it holds " + kubeconfig + ", which the run hides",
 			"so a hook's write there fails and is in no record"},
 		"AGENT_TOOLSDIRECTORY: move that secret out of the tool cache")
+
+	// A ramfs cannot be id-mapped: the run leaves it as the read-only
+	// root shows it (handTree's noToolCacheByte), and the check says so.
+	ram := dir("root/ram-tools")
+	if err := syscall.Mount("ramfs", ram, "ramfs", 0, "mode=755"); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { syscall.Unmount(ram, syscall.MNT_DETACH) })
+	t.Setenv("RUNNER_TOOL_CACHE", ram)
+	t.Setenv("AGENT_TOOLSDIRECTORY", "")
+	wantProbe(t, toolCachesProbe(t.Context(), tree, os.Getenv), Unsupported,
+		[]string{"RUNNER_TOOL_CACHE=" + ram + ": not covered: its file system cannot be id-mapped for the root caller's sandbox of its own uid",
+			"so a hook's write there fails and is in no record"},
+		"RUNNER_TOOL_CACHE: keep the tool cache on a file system that can be id-mapped")
 
 	t.Setenv("VIGILES_TEST_TC_AS_NOBODY", "1")
 	t.Setenv("VIGILES_TEST_TC_OWN", own)
