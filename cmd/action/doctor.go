@@ -1,13 +1,17 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"io"
+	"strings"
+	"unicode"
 
 	"github.com/spf13/pflag"
 
+	"github.com/vigiles/action/pkg/annotate"
 	"github.com/vigiles/action/pkg/sandbox"
 )
 
@@ -57,17 +61,46 @@ func cmdDoctor(ctx context.Context, args []string, getenv func(string) string, s
 		// fixes to match (sysctls to lower): no verdict rests on them.
 		return exitWith(125, fmt.Errorf("doctor: interrupted (%v) before its probes finished, so it says nothing of this host; run vigiles doctor again", context.Cause(ctx)))
 	}
-	if *jsonOut {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(r); err != nil {
-			return exitWith(125, fmt.Errorf("doctor: writing the report: %w", err))
-		}
-	} else if err := r.WriteText(stdout); err != nil {
+	if err := writeDoctor(stdout, r, *jsonOut); err != nil {
 		return exitWith(125, fmt.Errorf("doctor: writing the report: %w", err))
 	}
 	if r.Tier != sandbox.TierConfined {
 		return exitWith(1, nil)
 	}
 	return nil
+}
+
+// writeDoctor writes r to w, as JSON or as text, made inert as every
+// other report vigiles prints: a check's detail quotes the environment
+// (the tool-caches check names RUNNER_TOOL_CACHE's and
+// AGENT_TOOLSDIRECTORY's values), and doctor may run as a step of a
+// workflow, where "##[error]" anywhere in a line is a workflow command
+// and a line starting "::" one too. The text keeps its data but for each
+// "##[" (made "#·#[", annotate.InertText) and each format character (a
+// bidi override, shown as U+FFFD as every GitHub surface shows it), which
+// doctor's own cleaning, made for control characters, left as they were;
+// the JSON keeps its data whole (annotate.InertJSON, NoMatchJSON: "##[" as
+// "#\u0023[", a format or C1 control character as its \u escape).
+func writeDoctor(w io.Writer, r sandbox.DoctorReport, asJSON bool) error {
+	var b bytes.Buffer
+	if asJSON {
+		enc := json.NewEncoder(&b)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(r); err != nil {
+			return err
+		}
+		_, err := w.Write(annotate.NoMatchJSON(annotate.InertJSON(b.Bytes())))
+		return err
+	}
+	if err := r.WriteText(&b); err != nil {
+		return err
+	}
+	text := strings.Map(func(c rune) rune {
+		if unicode.Is(unicode.Cf, c) {
+			return '\uFFFD'
+		}
+		return c
+	}, strings.ToValidUTF8(b.String(), "\uFFFD"))
+	_, err := io.WriteString(w, annotate.InertText(text))
+	return err
 }
