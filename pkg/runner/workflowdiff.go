@@ -366,7 +366,7 @@ func compareWorkflow(w *WorkflowBase, baseName string) []report.Finding {
 	finds := make([]report.Finding, 0, len(ch)+1)
 	for _, c := range ch {
 		finds = append(finds, report.Finding{Rule: RulePolicyWeakened, Severity: report.SeverityWarning, Location: c.at,
-			Title: "workflow weakened by this change", Message: fmt.Sprintf("against %s, %s: the workflow runs as this change has it, so a check that passes here may pass only for that; review it as part of the change", baseName, cutBytes(c.what, maxWorkflowChange))})
+			Title: "workflow weakened by this change", Message: fmt.Sprintf("against %s, %s: the workflow runs as this change has it, so a check that passes here may pass only for that; review it as part of the change", baseName, cutMiddle(c.what, maxWorkflowChange))})
 	}
 	if len(heads) == 0 {
 		// The step runs, but not as a step of this file vigiles knows: a
