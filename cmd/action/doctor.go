@@ -61,7 +61,7 @@ func cmdDoctor(ctx context.Context, args []string, getenv func(string) string, s
 		// fixes to match (sysctls to lower): no verdict rests on them.
 		return exitWith(125, fmt.Errorf("doctor: interrupted (%v) before its probes finished, so it says nothing of this host; run vigiles doctor again", context.Cause(ctx)))
 	}
-	if err := writeDoctor(stdout, r, *jsonOut); err != nil {
+	if err := writeDoctor(stdout, getenv, r, *jsonOut); err != nil {
 		return exitWith(125, fmt.Errorf("doctor: writing the report: %w", err))
 	}
 	if r.Tier != sandbox.TierConfined {
@@ -74,14 +74,18 @@ func cmdDoctor(ctx context.Context, args []string, getenv func(string) string, s
 // other report vigiles prints: a check's detail quotes the environment
 // (the tool-caches check names RUNNER_TOOL_CACHE's and
 // AGENT_TOOLSDIRECTORY's values), and doctor may run as a step of a
-// workflow, where "##[error]" anywhere in a line is a workflow command
-// and a line starting "::" one too. The text keeps its data but for each
-// "##[" (made "#·#[", annotate.InertText) and each format character (a
-// bidi override, shown as U+FFFD as every GitHub surface shows it), which
-// doctor's own cleaning, made for control characters, left as they were;
-// the JSON keeps its data whole (annotate.InertJSON, NoMatchJSON: "##[" as
-// "#\u0023[", a format or C1 control character as its \u escape).
-func writeDoctor(w io.Writer, r sandbox.DoctorReport, asJSON bool) error {
+// workflow, where "##[error]" anywhere in a line is a workflow command,
+// a line starting "::" one too, and a problem matcher of an earlier step
+// (setup-go's: ".go: " anywhere after the line's start) makes an
+// annotation of a line. The text keeps its words but for each "##["
+// (made "#·#[", annotate.InertText), each format character (a bidi
+// override, shown as U+FFFD as every GitHub surface shows it), which
+// doctor's own cleaning, made for control characters, left as they were,
+// and each ':' (annotate.NoMatch's lookalike, a ':' again on a terminal
+// that is no step log: ownText); the JSON keeps its data whole
+// (annotate.InertJSON, NoMatchJSON: "##[" as "#\u0023[", a ':' in a
+// string, a format or C1 control character as its \u escape).
+func writeDoctor(w io.Writer, getenv func(string) string, r sandbox.DoctorReport, asJSON bool) error {
 	var b bytes.Buffer
 	if asJSON {
 		enc := json.NewEncoder(&b)
@@ -101,6 +105,9 @@ func writeDoctor(w io.Writer, r sandbox.DoctorReport, asJSON bool) error {
 		}
 		return c
 	}, strings.ToValidUTF8(b.String(), "\uFFFD"))
-	_, err := io.WriteString(w, annotate.InertText(text))
+	// A U+A789 of the text's own is its escape: never a ':' where
+	// ownText makes the Colons ':' again.
+	text = annotate.NoMatch(strings.ReplaceAll(text, annotate.Colon, `\ua789`))
+	_, err := io.WriteString(ownText(w, getenv), annotate.InertText(text))
 	return err
 }

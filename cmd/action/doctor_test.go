@@ -73,7 +73,7 @@ func TestDoctorOfHostileToolCachesIsInert(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Setenv("RUNNER_TOOL_CACHE", tc)
-	t.Setenv("AGENT_TOOLSDIRECTORY", "/nowhere\n::error::FORGED-LF\r::warning::FORGED-CR ##[add-mask]FORGED-MASK\u200b")
+	t.Setenv("AGENT_TOOLSDIRECTORY", "/nowhere\n::error::FORGED-LF\r::warning::FORGED-CR ##[add-mask]FORGED-MASK\u200b\n./main.go:1:1: FORGED-GO\nsrc/a.ts(1,2): error TS2304: FORGED-TSC")
 	for _, args := range [][]string{{"doctor"}, {"doctor", "--json"}} {
 		code, out, errs := runCLI(t, args...)
 		if code != 0 && code != 1 {
@@ -82,6 +82,7 @@ func TestDoctorOfHostileToolCachesIsInert(t *testing.T) {
 		for _, c := range annotatetest.Commands(out + errs) {
 			t.Errorf("%v issues the workflow command %+v", args, c)
 		}
+		wantNoIssues(t, strings.Join(args, " "), out+errs)
 		if i := strings.IndexFunc(out, func(r rune) bool { return r != '\n' && annotatetest.UnsafeRune(r) }); i >= 0 {
 			t.Errorf("%v prints %q", args, []rune(out[i:])[0])
 		}
