@@ -908,6 +908,11 @@ func runConfined(ctx context.Context, spec Spec, bwrap, cwd string, gate *turnGa
 	p.MaskDirs, p.MaskFiles = maskDirs, append(p.MaskFiles, maskFiles...)
 	cfg.MaskDirs = maskDirs
 	cfg.CallerHome = exact.String(shownCallerHome(os.Getenv("HOME"), view, maskDirs))
+	// /run/lock and the caller's /run/user/UID, where the host has them
+	// and the caller may write them (the uid the hook runs as under Claude
+	// Code: this process's, also where a root caller's sandbox runs as a
+	// uid of its own), are shown as throwaways of the scratch, recorded.
+	cfg.RunAreas = hostRunAreas(os.Getuid(), os.Lstat, callerMayWrite)
 	// With an id-mapped tree the tool caches are handed id-mapped too
 	// (handTree; chooseToolCaches asks the caller's permissions then, and
 	// passes over one that holds a secret the run hides). The clone is

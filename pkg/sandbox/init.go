@@ -108,6 +108,11 @@ type initConfig struct {
 	// run shows and its uid may write, outside the work tree. The init
 	// covers each with an overlay of the scratch (mountToolCaches).
 	ToolCaches exact.Strings `json:"toolCaches,omitempty"`
+	// RunAreas are the host's /run/lock and the caller's /run/user/UID
+	// where the host has each and the caller may write it (hostRunAreas):
+	// the init shows a throwaway of its scratch at each, recorded by its
+	// path (mountRunAreas).
+	RunAreas exact.Strings `json:"runAreas,omitempty"`
 }
 
 // maxResult bounds the init's result, in bytes of JSON: the broker reads no
@@ -374,6 +379,14 @@ func runInit(cfg initConfig, done func()) (res initResult) {
 			return failResult(refuse("mounting /var/tmp: %w", err))
 		}
 	}
+	// /run/lock and the caller's /run/user/UID, where the host has them:
+	// under Claude Code a write there stays until reboot or logout, where
+	// the run's read-only /run failed it unrecorded.
+	runAreas, err := mountRunAreas(cfg.RunAreas)
+	if err != nil {
+		return failResult(refuse("%w", err))
+	}
+	runAt := runAreaPaths(runAreas)
 	if err := bindMount(tmp, sandboxTmp); err != nil {
 		return failResult(refuse("mounting TMPDIR: %w", err))
 	}
@@ -385,7 +398,7 @@ func runInit(cfg initConfig, done func()) (res initResult) {
 	// is /root), which the host keeps under Claude Code, is recorded as
 	// HOME's, where the mask failed it unrecorded. The directories made
 	// for it (in the fresh /tmp or /var/tmp) are no write of the command's.
-	callerHomeAt := callerHomeMountPoint(string(cfg.CallerHome), varTmpAt)
+	callerHomeAt := callerHomeMountPoint(string(cfg.CallerHome), append([]string{varTmpAt}, runAt...)...)
 	made := madeDirs{}
 	if callerHomeAt != "" {
 		made = missingDirs(callerHomeAt)
@@ -545,12 +558,13 @@ func runInit(cfg initConfig, done func()) (res initResult) {
 	// is the user's own and 0700 where a session has a private one (macOS);
 	// and to /dev/shm, the host's, which a command run in the open as root
 	// would change for every process of the host.
-	// In the record's order: /dev/shm and /var/tmp before the tool
-	// caches, HOME and TMPDIR after.
+	// In the record's order: /dev/shm, /var/tmp, /run/lock and
+	// /run/user/UID before the tool caches, HOME and TMPDIR after.
 	early := []scratchArea{{dir: shm, name: sandboxShm, at: sandboxShm}}
 	if varTmpAt != "" {
 		early = append(early, scratchArea{dir: varTmp, name: sandboxVarTmp, at: varTmpAt})
 	}
+	early = append(early, runAreas...)
 	late := []scratchArea{{dir: home, name: "~", at: sandboxHome, files: files}, {dir: tmp, name: "$TMPDIR", at: sandboxTmp}}
 	for _, areas := range [][]scratchArea{early, late} {
 		for i := range areas {
@@ -565,7 +579,7 @@ func runInit(cfg initConfig, done func()) (res initResult) {
 	// decides (the proxy variables, resolv.conf's text), follows once the
 	// wall is up, to a reaper with nothing left to do but start it.
 	rc := reaper.Config{Protocol: reaper.Protocol, Cwd: cfg.Cwd, Limits: cfg.Limits, Linger: cfg.Linger, PidsByCgroup: cfg.PidsByCgroup,
-		RunDir: runDir, ReadOnly: readOnlyMounts(cfg.MaskDirs, varTmpAt, callerHomeAt), Writable: writableDirs(workdir, append([]string{varTmpAt, callerHomeAt}, toolCachePaths(tcs)...)...)}
+		RunDir: runDir, ReadOnly: readOnlyMounts(cfg.MaskDirs, varTmpAt, callerHomeAt), Writable: writableDirs(workdir, slices.Concat([]string{varTmpAt, callerHomeAt}, runAt, toolCachePaths(tcs))...)}
 	var resolv *os.File
 	if setup != nil {
 		var bind bool
@@ -937,8 +951,8 @@ func recordAreas(areas []scratchArea, made madeDirs, fileLimit int64, atLimit bo
 
 // writableDirs are the places the command may write, each recorded: the
 // work tree, HOME, TMPDIR, /dev/shm and, where each is bound, /var/tmp,
-// HOME at the caller's HOME path and the runner's tool caches (own: ""
-// where not).
+// HOME at the caller's HOME path, /run/lock, /run/user/UID and the
+// runner's tool caches (own: "" where not).
 func writableDirs(workdir string, own ...string) []string {
 	w := []string{workdir, sandboxHome, sandboxTmp, sandboxShm}
 	for _, d := range own {
@@ -971,9 +985,11 @@ func readOnlyMounts(maskDirs []string, varTmpAt, callerHomeAt string) []string {
 // callerHomeMountPoint is where the init binds the command's HOME a second
 // time: the caller's own HOME's path (initConfig.CallerHome), or "" where
 // there is none or where it would cover or lie in a place of the run's own
-// (HOME=/ or /var, above /tmp or /var/tmp; one in /root, /dev/shm or the
-// run's directory). One in /tmp or /var/tmp is made in the run's own.
-func callerHomeMountPoint(h, varTmpAt string) string {
+// (HOME=/ or /var, above /tmp, /var/tmp or a place of held, those of the
+// run's /var/tmp and /run areas that are bound: "" for none; one in /root,
+// /dev/shm or the run's directory). One in /tmp or /var/tmp is made in the
+// run's own.
+func callerHomeMountPoint(h string, held ...string) string {
 	if h == "" || !filepath.IsAbs(h) || h != filepath.Clean(h) {
 		return ""
 	}
@@ -982,7 +998,7 @@ func callerHomeMountPoint(h, varTmpAt string) string {
 			return ""
 		}
 	}
-	for _, own := range []string{sandboxTmp, varTmpAt} {
+	for _, own := range append([]string{sandboxTmp}, held...) {
 		if own != "" && fsx.Under(own, h) {
 			return ""
 		}

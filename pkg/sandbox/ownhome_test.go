@@ -77,6 +77,18 @@ func TestCallerHomeMountPoint(t *testing.T) {
 			t.Errorf("callerHomeMountPoint(%q, %q) = %q, want %q", c.home, c.varTmpAt, got, c.want)
 		}
 	}
+	// Nor over the run's /run/lock and /run/user/UID where they are bound
+	// (mountRunAreas); one inside them is made there, as in /var/tmp.
+	for _, c := range []struct{ home, want string }{
+		{"/run/user", ""},
+		{"/run/user/1000", ""},
+		{"/run/user/1000/home", "/run/user/1000/home"},
+		{"/run/lock/h", "/run/lock/h"},
+	} {
+		if got := callerHomeMountPoint(c.home, "/var/tmp", "/run/lock", "/run/user/1000"); got != c.want {
+			t.Errorf("callerHomeMountPoint(%q) with /run/lock and /run/user/1000 bound = %q, want %q", c.home, got, c.want)
+		}
+	}
 }
 
 // TestMadeDirsAlias: a directory made at the caller's HOME path is the
