@@ -26,11 +26,12 @@ const (
 
 // Write is one path a run created, modified or deleted. Path is relative to
 // the work tree (TreePath), or starts with "~/" (the run's throwaway HOME),
-// "$TMPDIR/" (its throwaway TMPDIR), "/dev/shm/" or "/var/tmp/", or is the
-// absolute path of a file in a runner's tool cache (RUNNER_TOOL_CACHE,
-// /opt/hostedtoolcache/…); "~" and "$TMPDIR" are HOME and TMPDIR
-// themselves, "/dev/shm", "/var/tmp" and a tool cache's own path those
-// directories (a change of their mode, owner or ACLs).
+// "$TMPDIR/" (its throwaway TMPDIR), "/dev/shm/", "/var/tmp/", "/run/lock/"
+// or "/run/user/UID/" (the caller's uid), or is the absolute path of a file
+// in a runner's tool cache (RUNNER_TOOL_CACHE, /opt/hostedtoolcache/…); "~"
+// and "$TMPDIR" are HOME and TMPDIR themselves, "/dev/shm", "/var/tmp",
+// "/run/lock", "/run/user/UID" and a tool cache's own path those directories
+// (a change of their mode, owner or ACLs).
 //
 // A path is any bytes a file name can hold; JSON strings hold only UTF-8.
 // So a path that is not valid UTF-8 is written as "path" with each invalid
