@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -91,7 +92,13 @@ func parseFlags(fs *pflag.FlagSet, help string, args []string, stdout, stderr io
 	fs.SetOutput(stderr)
 	// pflag calls Usage only when help is asked for.
 	var helpErr error
-	fs.Usage = func() { helpErr = writeHelp(stdout, help, fs) }
+	fs.Usage = func() {
+		if c, ok := stdout.(*flagsOf); ok {
+			c.fs = fs
+			return
+		}
+		helpErr = writeHelp(stdout, help, fs)
+	}
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, pflag.ErrHelp) {
 			return true, helpWritten(fs.Name(), helpErr)
@@ -197,6 +204,9 @@ func flagHint(fs *pflag.FlagSet, err error, args []string) string {
 	case policyKeys[name] != "" && fs.Lookup("config") != nil:
 		return fmt.Sprintf(" (that is vigiles run's; here %s sets it)", policyKeys[name])
 	}
+	if owners := whoseFlag(fs.Name(), name); owners != "" {
+		return fmt.Sprintf(" (that is a flag of vigiles %s, not of vigiles %s)", owners, fs.Name())
+	}
 	var names []string
 	fs.VisitAll(func(f *pflag.Flag) { names = append(names, f.Name) })
 	if c := closest(name, names); c != "" {
@@ -206,6 +216,48 @@ func flagHint(fs *pflag.FlagSet, err error, args []string) string {
 		return fmt.Sprintf(" (did you mean --%s?)", c)
 	}
 	return ""
+}
+
+// flagsOf, given as a command's stdout with --help, keeps the FlagSet
+// whose help was asked for and writes nothing: whoseFlag reads each
+// command's flags from the FlagSet the command itself makes.
+type flagsOf struct{ fs *pflag.FlagSet }
+
+func (*flagsOf) Write(b []byte) (int, error) { return len(b), nil }
+
+// commandFlags is the FlagSet of the command name, as its --help lists
+// it, or nil for a command that has none.
+func commandFlags(name string) *pflag.FlagSet {
+	sc, ok := subcommands[name]
+	if !ok {
+		return nil
+	}
+	c := &flagsOf{}
+	_ = sc.run(context.Background(), []string{"--help"}, func(string) string { return "" }, strings.NewReader(""), c, io.Discard)
+	return c.fs
+}
+
+// whoseFlag names the commands other than cmd that have the flag name
+// ("test and audit"), or "" where none has: a flag given to a command
+// that lacks it is said as another's (vigiles run --jobs), where the
+// message said only that it is unknown.
+func whoseFlag(cmd, name string) string {
+	var owners []string
+	for _, n := range []string{"run", "test", "audit", "merge", "doctor"} {
+		if n == cmd {
+			continue
+		}
+		if fs := commandFlags(n); fs != nil && fs.Lookup(name) != nil {
+			owners = append(owners, n)
+		}
+	}
+	switch len(owners) {
+	case 0:
+		return ""
+	case 1:
+		return owners[0]
+	}
+	return strings.Join(owners[:len(owners)-1], ", ") + " and " + owners[len(owners)-1]
 }
 
 // byWords is the one of names, hyphenated flag names, that name is a

@@ -633,7 +633,7 @@ func TestUnknownCommandSaysTheNearestOne(t *testing.T) {
 		{[]string{"test", "--env", "A=1"}, `vigiles: test: unknown flag: --env (that is vigiles run's; here a check's env in the policy file sets it); see vigiles test --help` + "\n"},
 		{[]string{"test", "--trusted"}, `vigiles: test: unknown flag: --trusted (that is vigiles run's; here the policy file's plugins.trusted, or a command check's trusted: true, sets it); see vigiles test --help` + "\n"},
 		{[]string{"audit", "--stdin", "event.json"}, `vigiles: audit: unknown flag: --stdin (that is vigiles run's; here the event's JSON, which the policy file's payloads and a check's input and payload make, sets it); see vigiles audit --help` + "\n"},
-		{[]string{"merge", "--timeout", "5s"}, `vigiles: merge: unknown flag: --timeout; see vigiles merge --help` + "\n"},
+		{[]string{"merge", "--timeout", "5s"}, `vigiles: merge: unknown flag: --timeout (that is a flag of vigiles run, not of vigiles merge); see vigiles merge --help` + "\n"},
 		{[]string{"--dir", ".", "test"}, `vigiles: unknown command "--dir": the command comes first, then its flags (vigiles test --dir .); vigiles --help lists the commands` + "\n"},
 		// vigiles action takes no flags: the variable that sets the
 		// input instead, with the value given (never a token's).
