@@ -607,6 +607,10 @@ func withConfigHint(err error, flag, top string) error {
 				// (examples/.vigiles.yml): the work tree is that.
 				what += policiesBelowHint(filepath.Dir(pe.Path), flag, top)
 			}
+		} else if errors.Is(pe.Err, fs.ErrPermission) {
+			// Another name, or a new file, is not the fix: the file is
+			// there, for a user who may read it.
+			return hinted{msg: fmt.Sprintf("the policy file %q may not be read by this user (uid %d); run vigiles as a user who may read it (its owner), or make it readable", pe.Path, os.Geteuid()), err: err}
 		} else {
 			what = fmt.Sprintf("the policy file %q cannot be read: %v", pe.Path, pe.Err)
 		}
