@@ -254,6 +254,9 @@ func (c *commonFlags) validate(name string) error {
 	if err := configFromHere(c.dir, c.config); err != nil {
 		return fmt.Errorf("%s: %w", name, err)
 	}
+	if why := configIsDir(c.dir, c.config); why != "" {
+		return fmt.Errorf("%s: --config %q %s", name, c.config, why)
+	}
 	if c.output != "" {
 		if why := cannotCreateReport(c.output); why != "" {
 			return fmt.Errorf("%s: --output %q %s", name, c.output, why)

@@ -683,6 +683,31 @@ func configFromHere(dir, config string) error {
 	return nil
 }
 
+// configIsDir says, for a --config that names a directory under the work
+// tree dir (the directory of the repository's policy, or --dir's value
+// given again), that it is one and the file to name; "" otherwise. It was
+// said as "reading sub: …/sub is not a regular file; name another".
+func configIsDir(dir, config string) string {
+	if config == "" {
+		return ""
+	}
+	fi, err := os.Stat(inDir(dir, config))
+	if err != nil || !fi.IsDir() {
+		return ""
+	}
+	in := filepath.Join(config, runner.DefaultConfig)
+	if fi, err := os.Stat(inDir(dir, in)); err != nil || !fi.Mode().IsRegular() {
+		return "is a directory, not a policy file: name the policy file itself (a .vigiles.yml), relative to --dir"
+	}
+	if filepath.Clean(config) == "." {
+		return fmt.Sprintf("is a directory, not a policy file: name the file, --config %q", in)
+	}
+	// A directory that holds a policy file is most likely the repository
+	// it is the policy of (vigiles test --config examples), whose hooks
+	// its checks name.
+	return fmt.Sprintf("is a directory, not a policy file: to run the checks of the repository there, give --dir %q; to read its policy file against this work tree, --config %q", inDir(dir, config), in)
+}
+
 // fromHere is, for p, a path relative to the work tree dir that names
 // nothing there but a regular file from the current directory (p written
 // as -o is), that file's path relative to dir; "" otherwise.
