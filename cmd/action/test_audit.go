@@ -580,6 +580,7 @@ func cmdMerge(ctx context.Context, args []string, getenv func(string) string, st
 		}
 	}
 	var reps []runner.NamedReport
+	var named []os.FileInfo // of each report in reps, where it could be looked at
 	for _, p := range fs.Args() {
 		if p == "-" {
 			// Not stdin: a merge names each report by its file.
@@ -597,6 +598,22 @@ func cmdMerge(ctx context.Context, args []string, getenv func(string) string, st
 		}
 		if err != nil {
 			return exitWith(2, fmt.Errorf("merge: %w", err))
+		}
+		// A report named twice (a glob and its own name, a.json and
+		// ./a.json) is one run read twice, which the merge would call two
+		// whole reports or one shard twice.
+		if fi, err := os.Stat(p); err == nil {
+			for i, seen := range named {
+				if os.SameFile(fi, seen) {
+					if filepath.Clean(reps[i].Name) == filepath.Clean(p) {
+						return exitWith(2, fmt.Errorf("merge: report %q is named twice; name each report once", p))
+					}
+					return exitWith(2, fmt.Errorf("merge: reports %q and %q are the same file; name each report once", reps[i].Name, p))
+				}
+			}
+			named = append(named, fi)
+		} else {
+			named = append(named, nil)
 		}
 		reps = append(reps, runner.NamedReport{Name: p, Report: r})
 	}
