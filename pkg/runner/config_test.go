@@ -543,7 +543,7 @@ func TestWritePatternsInRecordedForm(t *testing.T) {
 		{"/home/*", `write "~/**"`},
 		{"$HOME/.bashrc", `write "~/.bashrc"`},
 		{"${HOME}", `write "~/**"`},
-		{"/etc/passwd", "write the path relative to the work tree (such as .git/hooks/**), or under ~/, $TMPDIR/, /dev/shm/, /var/tmp/ or a runner's tool cache"},
+		{"/etc/passwd", "write the path relative to the work tree (such as .git/hooks/**), or under ~/, $TMPDIR/, /dev/shm/, /var/tmp/, /run/lock/, /run/user/UID/ or a runner's tool cache"},
 		{"/etc", "write the path relative to the work tree"},
 		{"/usr/local/bin/**", "write the path relative to the work tree"},
 		{"/proc/**", "write the path relative to the work tree"},
@@ -561,6 +561,17 @@ func TestWritePatternsInRecordedForm(t *testing.T) {
 		{"re:^/home/[^/]+/\\.ssh", "can never match"},
 		{"/dev/shm/**", ""},
 		{"/dev/shm/x", ""},
+		// The run areas under /run, recorded by their path; the rest of
+		// /run is the run's own read-only tmpfs.
+		{"/run/lock/**", ""},
+		{"/run/user/1000/systemd/**", ""},
+		{"/run/user/*/systemd/user/*.service", ""},
+		{"/run/**", ""},
+		{"re:^/run/lock/", ""},
+		{"re:^/run/user/[0-9]+/", ""},
+		{"/run/secrets/**", "write the path relative to the work tree"},
+		{"re:^/run/docker", "can never match"},
+		{"/run/lock", `write "/run/lock/**"`},
 		{"re:^/dev/shm/", ""},
 		{"re:^/(tmp|dev/shm)/", ""},
 		{"re:/tmp/", ""}, // unanchored: a tree path can contain it
@@ -584,8 +595,8 @@ func TestWritePatternsInRecordedForm(t *testing.T) {
 	cfg := "checks:\n  - name: a\n    hook: h\n    expect:\n      wrote-only: [notes.txt, /tmp/**]\n      no-write: [/home/runner/.ssh/**]\n"
 	_, err := ParseConfig(".vigiles.yml", []byte(cfg))
 	want := []string{
-		`.vigiles.yml:5:31: wrote-only: "/tmp/**" can never match: written paths are recorded relative to the work tree, or as ~/… (the run's HOME; ~ for HOME itself), $TMPDIR/… ($TMPDIR itself), /dev/shm/…, /var/tmp/… or by their absolute path in a runner's tool cache (RUNNER_TOOL_CACHE, AGENT_TOOLSDIRECTORY); write "$TMPDIR/**" (the run's /tmp is recorded as $TMPDIR)`,
-		`.vigiles.yml:6:18: no-write: "/home/runner/.ssh/**" can never match: written paths are recorded relative to the work tree, or as ~/… (the run's HOME; ~ for HOME itself), $TMPDIR/… ($TMPDIR itself), /dev/shm/…, /var/tmp/… or by their absolute path in a runner's tool cache (RUNNER_TOOL_CACHE, AGENT_TOOLSDIRECTORY); write "~/.ssh/**" (the run's HOME is recorded as ~)`,
+		`.vigiles.yml:5:31: wrote-only: "/tmp/**" can never match: written paths are recorded relative to the work tree, or as ~/… (the run's HOME; ~ for HOME itself), $TMPDIR/… ($TMPDIR itself), /dev/shm/…, /var/tmp/…, /run/lock/…, /run/user/UID/… or by their absolute path in a runner's tool cache (RUNNER_TOOL_CACHE, AGENT_TOOLSDIRECTORY); write "$TMPDIR/**" (the run's /tmp is recorded as $TMPDIR)`,
+		`.vigiles.yml:6:18: no-write: "/home/runner/.ssh/**" can never match: written paths are recorded relative to the work tree, or as ~/… (the run's HOME; ~ for HOME itself), $TMPDIR/… ($TMPDIR itself), /dev/shm/…, /var/tmp/…, /run/lock/…, /run/user/UID/… or by their absolute path in a runner's tool cache (RUNNER_TOOL_CACHE, AGENT_TOOLSDIRECTORY); write "~/.ssh/**" (the run's HOME is recorded as ~)`,
 	}
 	if diff := cmp.Diff(strings.Join(want, "\n"), fmt.Sprint(err)); diff != "" {
 		t.Errorf("errors (-want +got):\n%s", diff)

@@ -119,8 +119,37 @@ const (
 	varTmpDir = "/var/tmp/"
 )
 
-// absDirs are shmDir and varTmpDir.
-var absDirs = [...]string{shmDir, varTmpDir}
+// absDirs are shmDir and varTmpDir, and the run areas under /run: the
+// host's /run/lock and the caller's runtime directory /run/user/UID,
+// which the run shows as throwaways where the host has them (sandbox's
+// hostRunAreas) and records by their path, as /var/tmp.
+var absDirs = [...]string{shmDir, varTmpDir, runLockDir, runUserDir}
+
+const (
+	runLockDir = "/run/lock/"
+	runUserDir = "/run/user/"
+)
+
+// runArea is the run area a recorded path p is or lies in ("/run/lock",
+// "/run/user/1000") and what of p follows it ("" for the area itself);
+// ok false for any other path.
+func runArea(p string) (area, rest string, ok bool) {
+	if p == "/run/lock" {
+		return p, "", true
+	}
+	if r, ok := strings.CutPrefix(p, runLockDir); ok {
+		return "/run/lock", r, true
+	}
+	r, ok := strings.CutPrefix(p, runUserDir)
+	if !ok {
+		return "", "", false
+	}
+	uid, rest, _ := strings.Cut(r, "/")
+	if uid == "" || strings.Trim(uid, "0123456789") != "" {
+		return "", "", false
+	}
+	return p[:len(runUserDir)+len(uid)], rest, true // no copy: persistsWhy allocates nothing
+}
 
 // noToolCache are the absolute directories no tool cache is recorded
 // under: the system's own, the kernel's, and those the run masks or
@@ -141,7 +170,7 @@ func inNoToolCache(lit string, whole, fold bool) bool {
 }
 
 // recordedForms says how written paths are recorded, for errors.
-const recordedForms = "written paths are recorded relative to the work tree, or as ~/… (the run's HOME; ~ for HOME itself), $TMPDIR/… ($TMPDIR itself), /dev/shm/…, /var/tmp/… or by their absolute path in a runner's tool cache (RUNNER_TOOL_CACHE, AGENT_TOOLSDIRECTORY)"
+const recordedForms = "written paths are recorded relative to the work tree, or as ~/… (the run's HOME; ~ for HOME itself), $TMPDIR/… ($TMPDIR itself), /dev/shm/…, /var/tmp/…, /run/lock/…, /run/user/UID/… or by their absolute path in a runner's tool cache (RUNNER_TOOL_CACHE, AGENT_TOOLSDIRECTORY)"
 
 // anchoredPrefix is the literal text every match of the regular
 // expression r starts with where r is anchored at the start of the text
@@ -217,11 +246,12 @@ func ParsePathPattern(s string) (PathPattern, error) {
 			return PathPattern{}, fmt.Errorf("regular expression %q: %w", r, err)
 		}
 		// An anchored "^/…" matches absolute paths only: it must be able
-		// to match one under /dev/shm/, /var/tmp/ or a tool cache. An
+		// to match one under absDirs (/dev/shm/, /var/tmp/, /run/lock/,
+		// /run/user/) or a tool cache. An
 		// anchored $HOME/, ${HOME} or ${TMPDIR} is never recorded either.
 		if lp, fold, ok := anchoredPrefix(r); ok {
 			switch {
-			case strings.HasPrefix(lp, "/") && !mayBeUnder(lp, shmDir, fold) && !mayBeUnder(lp, varTmpDir, fold) && inNoToolCache(lp, true, fold):
+			case strings.HasPrefix(lp, "/") && !slices.ContainsFunc(absDirs[:], func(d string) bool { return mayBeUnder(lp, d, fold) }) && inNoToolCache(lp, true, fold):
 				return PathPattern{}, fmt.Errorf("regular expression %q can never match: %s; anchor it on one of those instead (^\\$TMPDIR/ for /tmp, ^~/ for a home directory)", r, recordedForms)
 			case lp == "$HOME" || strings.HasPrefix(lp, "$HOME/") || strings.HasPrefix(lp, "${HOME}") || strings.HasPrefix(lp, "${TMPDIR}"):
 				return PathPattern{}, fmt.Errorf("regular expression %q can never match: %s; anchor it on one of those instead (^~/ for the run's HOME, ^\\$TMPDIR/ for its TMPDIR)", r, recordedForms)
@@ -560,8 +590,9 @@ func recordedForm(g string) (string, bool) {
 		return "", false
 	}
 	// Up to its first wildcard, an absolute glob must be able to go on
-	// into /dev/shm/, /var/tmp/ ("/**" can; "/tmp/**" cannot) or a
-	// tool cache (anywhere but noToolCache).
+	// into one of absDirs (/dev/shm/, /var/tmp/, /run/lock/, /run/user/:
+	// "/**" and "/run/**" can; "/tmp/**" cannot) or a tool cache
+	// (anywhere but noToolCache).
 	lit := g
 	if i := strings.IndexAny(g, "*?["); i >= 0 {
 		lit = g[:i]
@@ -587,7 +618,7 @@ func recordedForm(g string) (string, bool) {
 	if !inNoToolCache(lit, lit == g, false) {
 		return "", false
 	}
-	return "the path relative to the work tree (such as .git/hooks/**), or under ~/, $TMPDIR/, /dev/shm/, /var/tmp/ or a runner's tool cache", true
+	return "the path relative to the work tree (such as .git/hooks/**), or under ~/, $TMPDIR/, /dev/shm/, /var/tmp/, /run/lock/, /run/user/UID/ or a runner's tool cache", true
 }
 
 // regexp is the expression the pattern's main form is matched by: its

@@ -17,7 +17,8 @@ import (
 // followed, so the rule is narrow (linkLeadsOut):
 //
 //   - a relative target is walked from the link's directory within the
-//     place the link is in (the work tree, ~/, $TMPDIR/, /dev/shm/): a
+//     place the link is in (the work tree, ~/, $TMPDIR/, /dev/shm/,
+//     /var/tmp/, /run/lock/, /run/user/UID/): a
 //     ".." may not climb out of it, no component on the way may be a link
 //     (the run's, or one the tree has: a ".." after a link climbs from
 //     where the link leads, which the host decides), and the last may be
@@ -84,10 +85,14 @@ func (v *linkView) holds(k string) bool {
 }
 
 // area splits a recorded path into the place it is in ("" for the work
-// tree, "~/", "$TMPDIR/", shmDir, varTmpDir, or "/" for any other absolute
-// path: a runner's tool cache, recorded by its path on the host) and its
-// path there.
+// tree, "~/", "$TMPDIR/", shmDir, varTmpDir, a run area under /run
+// ("/run/lock/", "/run/user/1000/"), or "/" for any other absolute path: a
+// runner's tool cache, recorded by its path on the host) and its path
+// there.
 func area(p string) (string, string) {
+	if a, rest, ok := runArea(p); ok && rest != "" {
+		return p[:len(a)+1], rest // a throwaway, as /var/tmp: it started empty
+	}
 	for _, a := range []string{"~/", "$TMPDIR/", shmDir, varTmpDir, "/"} {
 		if r, ok := strings.CutPrefix(p, a); ok {
 			return a, r

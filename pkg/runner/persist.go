@@ -37,6 +37,7 @@ const (
 	persistLogin      = "autostart entries, user services and the environment they start with (environment.d, ~/.pam_environment: LD_PRELOAD there loads code) take effect at each login"
 	persistGradle     = "Gradle runs the init scripts of ~/.gradle on every build, in every project"
 	persistPath       = "~/.local/bin is on the user's PATH ahead of the system's"
+	persistRuntimeDir = "systemd's user manager reads the units of the runtime directory's systemd/user and systemd/user.control ($XDG_RUNTIME_DIR) once it reloads, and starts those a .wants link there names, until the user logs out"
 	persistPython     = "Python runs the import lines of each .pth file in site-packages, and sitecustomize and usercustomize there, every time it starts"
 	persistCargo      = "cargo reads .cargo/config.toml in the directories above where it runs and in ~/.cargo on every build, and its rustc-wrapper, linker and runner run programs"
 	persistToolCache  = "a CI runner's tool cache holds the tools the setup actions installed (node, python, go), which every later step of the job runs"
@@ -44,8 +45,9 @@ const (
 )
 
 // persistsWhy says why path (a written path as the record names it:
-// relative to the work tree, or under "~/", "$TMPDIR/", "/dev/shm/" or "/var/tmp/",
-// or in a runner's tool cache by its absolute path)
+// relative to the work tree, or under "~/", "$TMPDIR/", "/dev/shm/", "/var/tmp/",
+// "/run/lock/" or "/run/user/UID/", or in a runner's tool cache by its
+// absolute path)
 // runs later, outside the run; "" where it does not, as far as vigiles
 // knows. In the work tree: a git hook, config or HEAD (of any checkout in
 // it, and of a submodule's repository under .git/modules),
@@ -57,7 +59,9 @@ const (
 // skills, memory and rules, ~/.claude.json and installed plugins (not a plugin's
 // data directory, which a hook may keep its state in), a shell's
 // start-up files, git's and ssh's configuration, login autostarts and
-// ~/.local/bin. In a runner's tool cache (any other absolute path): every
+// ~/.local/bin. In the caller's runtime directory (/run/user/UID): the
+// units of systemd's user manager. In a runner's tool cache (any other
+// absolute path): every
 // file, which the job's later steps run. In the tree or HOME: Python's start-up files in a site-packages
 // and cargo's config (startupWhy). CLAUDE_ENV_FILE and the other scripts under
 // ~/.claude/session-env have run/env-file.
@@ -69,6 +73,14 @@ func persistsWhy(path string) string {
 		return startupWhy(rel)
 	}
 	if strings.HasPrefix(path, "$TMPDIR/") || strings.HasPrefix(path, shmDir) || strings.HasPrefix(path, varTmpDir) {
+		return ""
+	}
+	if area, rest, ok := runArea(path); ok {
+		// /run/lock, and the runtime directory but for the units of
+		// systemd's user manager, hold nothing that runs: no tool cache.
+		if area != "/run/lock" && (strings.HasPrefix(rest, "systemd/user/") || strings.HasPrefix(rest, "systemd/user.control/")) {
+			return persistRuntimeDir
+		}
 		return ""
 	}
 	if strings.HasPrefix(path, "/") {

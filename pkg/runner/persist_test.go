@@ -58,6 +58,15 @@ func TestPersistsWhy(t *testing.T) {
 		{"/__t/Python/3.12.0/x64/lib/python3.12/site-packages/x.pth", persistToolCache},
 		{"/var/tmp/x", ""},
 		{"/dev/shm/x", ""},
+		// The run areas under /run: no tool cache; in the runtime
+		// directory, the user manager's units persist.
+		{"/run/lock/x.lock", ""},
+		{"/run/lock", ""},
+		{"/run/user/1000", ""},
+		{"/run/user/1000/bus2", ""},
+		{"/run/user/0/systemd/user/evil.service", persistRuntimeDir},
+		{"/run/user/1000/systemd/user.control/default.target.wants/evil.service", persistRuntimeDir},
+		{"/run/user/1000/systemd/userx/a", ""},
 		{".husky/pre-commit", persistHookTool},
 		{".husky/_/h", persistHookTool},
 		{"web/.husky/pre-push", persistHookTool},

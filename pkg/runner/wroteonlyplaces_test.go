@@ -104,3 +104,44 @@ func TestWroteOnlyLinkOfATreeLinkNamedLikeHOMEs(t *testing.T) {
 		t.Error("passed: ./~/l -> a leads through the tree's ./~/a -> ../.git/config")
 	}
 }
+
+// TestWroteOnlyInTheRunAreas: /run/lock and the caller's /run/user/UID,
+// which the run shows as throwaways and records by their path, are
+// places of their own, as /var/tmp is: wrote-only allows a write there
+// that a pattern names, and a link there is walked within its place (one
+// that climbs out of it is not judged, and fails), never looked up on
+// the host's /run; a unit written to the runtime directory's
+// systemd/user persists (run/persists), a lock does not.
+func TestWroteOnlyInTheRunAreas(t *testing.T) {
+	cfg, errs := configErrs(t, "checks:\n  - {name: c, command: x, expect: {wrote-only: [/run/lock/**, /run/user/*/cache/**]}}\n")
+	if errs != "" {
+		t.Fatal(errs)
+	}
+	file := func(p string) evidence.Write { return evidence.Write{Path: p, Op: evidence.OpCreate, Kind: "file"} }
+	for _, c := range []struct {
+		name string
+		ws   []evidence.Write
+		pass bool
+	}{
+		{"a lock", []evidence.Write{file("/run/lock/x.lock")}, true},
+		{"the runtime directory's cache", []evidence.Write{file("/run/user/1000/cache/a")}, true},
+		{"a link in the lock directory to a lock", []evidence.Write{placeLink("/run/lock/l", "x.lock")}, true},
+		{"a unit", []evidence.Write{file("/run/user/1000/systemd/user/evil.service")}, false},
+		{"a link out of the lock directory", []evidence.Write{placeLink("/run/lock/l", "../user/1000/systemd/user/evil.service")}, false},
+		{"a link from the cache to a unit", []evidence.Write{placeLink("/run/user/1000/cache/l", "../systemd/user/evil.service")}, false},
+		// Out of its place and back: not judged, as in /var/tmp (the
+		// host's /run/lock, which the run did not show, is not looked at).
+		{"a link out of the lock directory and back", []evidence.Write{placeLink("/run/lock/l", "../lock/y")}, false},
+	} {
+		fs := checkExpectations(cfg.Checks[0], executed{run: placeRun(c.ws...), tree: t.TempDir()})
+		if c.pass != (len(fs) == 0) {
+			t.Errorf("%s: findings %v, want a pass %v", c.name, findingLines(fs), c.pass)
+		}
+	}
+	if why := persistsWhy("/run/user/1000/systemd/user/evil.service"); why != persistRuntimeDir {
+		t.Errorf("a unit in the runtime directory persists as %q, want %q", why, persistRuntimeDir)
+	}
+	if why := persistsWhy("/run/lock/x.lock"); why != "" {
+		t.Errorf("a lock persists as %q, want it not to", why)
+	}
+}
