@@ -913,6 +913,12 @@ func runConfined(ctx context.Context, spec Spec, bwrap, cwd string, gate *turnGa
 	// Code: this process's, also where a root caller's sandbox runs as a
 	// uid of its own), are shown as throwaways of the scratch, recorded.
 	cfg.RunAreas = hostRunAreas(os.Getuid(), os.Lstat, callerMayWrite)
+	// The caller's XDG_RUNTIME_DIR where it names the runtime directory
+	// the run shows, as a hook under Claude Code has it: $XDG_RUNTIME_DIR/x
+	// is then recorded, where without it the hook wrote to "/x" and failed.
+	if x, ok := os.LookupEnv("XDG_RUNTIME_DIR"); ok && x != runLock && slices.Contains(cfg.RunAreas, x) {
+		cfg.Env = replaceEnv(cfg.Env, "XDG_RUNTIME_DIR", x)
+	}
 	// With an id-mapped tree the tool caches are handed id-mapped too
 	// (handTree; chooseToolCaches asks the caller's permissions then, and
 	// passes over one that holds a secret the run hides). The clone is

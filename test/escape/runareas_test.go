@@ -142,6 +142,33 @@ func TestRunLockAndRuntimeDirWriteFailsNoWrite(t *testing.T) {
 	}
 }
 
+// TestRuntimeDirByXDGRuntimeDirIsRecorded: a hook reaches the caller's
+// runtime directory by $XDG_RUNTIME_DIR, as under Claude Code, where the
+// caller's environment names the one the run shows: its write there is
+// recorded by the path, where without the variable it went to "/x" and
+// failed unrecorded. A value that names another directory is not passed.
+func TestRuntimeDirByXDGRuntimeDirIsRecorded(t *testing.T) {
+	requireBwrap(t)
+	requireRoot(t, "it makes /run/user/UID on the host for each caller")
+	for _, r := range runners(t) {
+		t.Run(r.name, func(t *testing.T) {
+			rt := runtimeDirOf(t, r)
+			hook := `echo "[$XDG_RUNTIME_DIR]"; echo x > "$XDG_RUNTIME_DIR/x" 2>/dev/null; exit 0`
+			res, code := runVigiles(t, r, redteam27Tree(t, nil), []string{"XDG_RUNTIME_DIR=" + rt}, "--", "sh", "-c", hook)
+			if res.Tier != "confined" || code != 0 || res.Stdout != "["+rt+"]\n" {
+				t.Fatalf("tier %s, exit %d, stdout %q: want XDG_RUNTIME_DIR=%s\n%s", res.Tier, code, res.Stdout, rt, res.raw)
+			}
+			if got, want := res.writeLines(), []string{"create " + rt + "/x"}; !slices.Equal(got, want) {
+				t.Errorf("writes %q, want %q\n%s", got, want, res.raw)
+			}
+			res, _ = runVigiles(t, r, redteam27Tree(t, nil), []string{"XDG_RUNTIME_DIR=/run/lock"}, "--", "sh", "-c", hook)
+			if res.Stdout != "[]\n" {
+				t.Errorf("with XDG_RUNTIME_DIR=/run/lock the hook saw %q: want none", res.Stdout)
+			}
+		})
+	}
+}
+
 // TestRuntimeDirTheHostLacksIsNotShown: where the host has no
 // /run/user/UID for the caller, the run makes none (no path in its view
 // the host lacks), and a write there fails as before.
