@@ -142,6 +142,13 @@ func readWorkflowBase(ctx context.Context, getenv func(string) string, dir, comm
 			w.LocalAction = filepath.ToSlash(rel)
 		}
 	}
+	w.Read = calledReader(func(base bool, p string) ([]byte, bool, error) {
+		rev := "HEAD"
+		if base {
+			rev = commit
+		}
+		return blobAt(ctx, dir, rev, p, maxBasePolicy)
+	})
 	var there bool
 	w.Head, there, err = blobAt(ctx, dir, "HEAD", w.Shown, maxBasePolicy)
 	switch {
@@ -157,6 +164,37 @@ func readWorkflowBase(ctx context.Context, getenv func(string) string, dir, comm
 		w.Unread = fmt.Sprintf("reading %s of it: %v", w.Shown, err)
 	}
 	return w
+}
+
+// maxCalledFiles bounds the files a comparison reads of what a
+// workflow calls (reusable workflows, composite actions' action.yml),
+// each side's together: past it, a file is read as none.
+const maxCalledFiles = 256
+
+// errTooManyCalled is a read past maxCalledFiles.
+var errTooManyCalled = errors.New("more files called than vigiles reads")
+
+// calledReader is read (runner.WorkflowBase.Read), each file read once,
+// at most maxCalledFiles of them.
+func calledReader(read func(base bool, p string) ([]byte, bool, error)) func(bool, string) ([]byte, bool, error) {
+	type got struct {
+		data  []byte
+		there bool
+		err   error
+	}
+	memo := map[string]got{}
+	return func(base bool, p string) ([]byte, bool, error) {
+		key := fmt.Sprint(base, "\x00", p)
+		if g, ok := memo[key]; ok {
+			return g.data, g.there, g.err
+		}
+		if len(memo) >= maxCalledFiles {
+			return nil, false, errTooManyCalled
+		}
+		data, there, err := read(base, p)
+		memo[key] = got{data, there, err}
+		return data, there, err
+	}
 }
 
 // relToDir is the repository's file shown (slash-separated, relative to
@@ -233,6 +271,22 @@ func readLocalWorkflows(ctx context.Context, dir, commit string) (ws []*runner.W
 			names[e.Name()] = true
 		}
 	}
+	// What a workflow calls: the base's from git, the head's from the
+	// work tree, within it (a link out of it is none).
+	read := calledReader(func(base bool, p string) ([]byte, bool, error) {
+		if base {
+			return blobAt(ctx, dir, commit, p, maxBasePolicy)
+		}
+		abs := filepath.Join(topDir, filepath.FromSlash(p))
+		if d, err := filepath.EvalSymlinks(filepath.Dir(abs)); err != nil {
+			return nil, false, nil
+		} else if rel, err := filepath.Rel(topDir, d); err != nil || !(rel == "." || filepath.IsLocal(rel)) {
+			return nil, false, nil
+		} else {
+			abs = filepath.Join(d, filepath.Base(abs))
+		}
+		return workTreeFile(abs, maxBasePolicy)
+	})
 	sorted := slices.Sorted(maps.Keys(names))
 	if len(sorted) > maxLocalWorkflows {
 		left = len(sorted) - maxLocalWorkflows
@@ -240,7 +294,7 @@ func readLocalWorkflows(ctx context.Context, dir, commit string) (ws []*runner.W
 	}
 	for _, name := range sorted {
 		shown := workflowsDir + "/" + name
-		w := &runner.WorkflowBase{Shown: shown, File: relToDir(dir, topDir, shown)}
+		w := &runner.WorkflowBase{Shown: shown, File: relToDir(dir, topDir, shown), Read: read, CalledApart: true}
 		ws = append(ws, w)
 		var there bool
 		w.Head, there, err = workTreeFile(filepath.Join(topDir, filepath.FromSlash(shown)), maxBasePolicy)

@@ -143,7 +143,7 @@ func (s *session) policyBaseFindings(pb *PolicyBase, b *Baseline, bErr error, br
 		finds = append(finds, compareWorkflow(&w, pb.Name)...)
 	}
 	for _, w := range pb.Workflows {
-		if w.Unread == "" && w.NotCompared == "" && !holdsVigilesStep(w.Base, w.LocalAction) && !holdsVigilesStep(w.Head, w.LocalAction) {
+		if w.Unread == "" && w.NotCompared == "" && !w.holdsVigilesStep(true) && !w.holdsVigilesStep(false) {
 			continue // no check of vigiles' runs in it, before or after
 		}
 		finds = append(finds, compareWorkflow(w, pb.Name)...)

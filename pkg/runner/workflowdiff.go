@@ -58,6 +58,185 @@ type WorkflowBase struct {
 	// though the base was read (no GITHUB_WORKFLOW_REF, a workflow of
 	// another repository): one RulePolicyBase notice.
 	NotCompared string
+	// Read, where not nil, reads a file of the repository (slash-
+	// separated, relative to its top) as the base (base true) or the
+	// change holds it, false where it has none: what a job calls (uses:
+	// ./.github/workflows/x.yml, a reusable workflow of the same
+	// commit) and what a step uses (uses: ./dir, a composite action's
+	// action.yml) are read so, and where either holds a vigiles step, at
+	// any depth, the call is compared (its with:, its if:) and so is
+	// the file it calls, base against head, as the workflow is: GitHub
+	// names only the caller in GITHUB_WORKFLOW_REF, and a composite
+	// action runs vigiles from vigiles' own directory.
+	Read func(base bool, path string) ([]byte, bool, error)
+	// CalledApart is set where each workflow file is compared on its own
+	// (a local run's): a reusable workflow a job calls is then not
+	// compared again as the caller's, only the call.
+	CalledApart bool
+}
+
+// maxCallDepth bounds how deep calls are followed: GitHub connects up
+// to four levels of workflows, and nests composite actions ten deep.
+const maxCallDepth = 10
+
+// seer finds a side's (the base's or the head's) vigiles steps: steps
+// whose uses names vigiles, and, where the workflow's files can be read
+// (WorkflowBase.Read), steps of a composite action and jobs of a
+// reusable workflow of the repository that hold one.
+type seer struct {
+	local string
+	read  func(base bool, path string) ([]byte, bool, error)
+	base  bool
+	depth int
+	st    *callState
+}
+
+// callState is what one comparison has read of the files called, shared
+// by every seer of it: each file is read and parsed once a side.
+type callState struct {
+	wraps map[string]bool       // by side, kind and path
+	files map[string]*yaml.Node // parsed, nil where none
+	seen  map[string]bool       // the pairs of files compared
+}
+
+// maxCalledDocs bounds the pairs of called files one comparison
+// compares (each a reusable workflow or composite action, base's
+// against head's): past it, one notice says the rest were not.
+const maxCalledDocs = 64
+
+func newCallState() *callState {
+	return &callState{wraps: map[string]bool{}, files: map[string]*yaml.Node{}, seen: map[string]bool{}}
+}
+
+// seerOf is w's seer of one side, sharing st.
+func (w *WorkflowBase) seerOf(base bool, st *callState) *seer {
+	return &seer{local: w.LocalAction, read: w.Read, base: base, st: st}
+}
+
+// root is the parsed file p on s's side (an action's directory's
+// action.yml or action.yaml where action), and its path; nil where
+// there is none or it does not parse.
+func (s *seer) root(p string, action bool) (*yaml.Node, string) {
+	key := fmt.Sprint(s.base, action, "\x00", p)
+	if n, ok := s.st.files[key]; ok {
+		if n == nil {
+			return nil, ""
+		}
+		return n, s.st.files[key+"\x00path"].Value
+	}
+	s.st.files[key] = nil
+	var data []byte
+	var ok bool
+	shown := p
+	if action {
+		data, shown, ok = s.actionFile(p)
+	} else {
+		data, ok = s.file(p)
+	}
+	if !ok {
+		return nil, ""
+	}
+	n, err := workflowRoot(data)
+	if err != nil || n == nil {
+		return nil, ""
+	}
+	s.st.files[key], s.st.files[key+"\x00path"] = n, &yaml.Node{Value: shown}
+	return n, shown
+}
+
+// localPath is the repository path a uses: ./… names, "" where it is
+// none (not ./…, a ref, or out of the repository).
+func localPath(uses string) string {
+	u := strings.TrimSpace(uses)
+	if !strings.HasPrefix(u, "./") || strings.Contains(u, "@") {
+		return ""
+	}
+	p := path.Clean(u)
+	if p == "." || p == ".." || strings.HasPrefix(p, "../") {
+		return ""
+	}
+	return p
+}
+
+// file is the repository's file p on s's side.
+func (s *seer) file(p string) ([]byte, bool) {
+	if s == nil || s.read == nil {
+		return nil, false
+	}
+	data, there, err := s.read(s.base, p)
+	if err != nil || !there {
+		return nil, false
+	}
+	return data, true
+}
+
+// actionFile is the action.yml (or action.yaml) of the directory p,
+// and its path.
+func (s *seer) actionFile(p string) ([]byte, string, bool) {
+	for _, name := range []string{"action.yml", "action.yaml"} {
+		if data, ok := s.file(path.Join(p, name)); ok {
+			return data, path.Join(p, name), true
+		}
+	}
+	return nil, "", false
+}
+
+// deeper is s a call deeper, nil past maxCallDepth.
+func (s *seer) deeper() *seer {
+	if s == nil || s.read == nil || s.depth >= maxCallDepth {
+		return nil
+	}
+	d := *s
+	d.depth++
+	return &d
+}
+
+// wraps says whether the repository's file at p, on s's side, holds a
+// vigiles step at any depth: a composite action's directory (action)
+// or a reusable workflow. A call that comes back to a file being read
+// is none.
+func (s *seer) wraps(p string, action bool) bool {
+	d := s.deeper()
+	if d == nil || p == "" {
+		return false
+	}
+	key := fmt.Sprint(s.base, action, "\x00", p)
+	if v, ok := s.st.wraps[key]; ok {
+		return v
+	}
+	s.st.wraps[key] = false
+	root, _ := s.root(p, action)
+	if root == nil || (action && !isComposite(root)) {
+		return false
+	}
+	v := len(vigilesSteps(root, d)) > 0 || len(callJobs(root, d)) > 0
+	s.st.wraps[key] = v
+	return v
+}
+
+// isComposite says whether the action file's root runs as a composite
+// action: its steps run in the job, as a workflow's do.
+func isComposite(root *yaml.Node) bool {
+	runs, _ := wfValue(root, "runs")
+	using, _ := wfValue(runs, "using")
+	return strings.EqualFold(scalarText(using), "composite")
+}
+
+// stepKind says whether a step's uses is vigiles' (wrap ""), or a
+// composite action of the repository that holds a vigiles step (wrap
+// its directory); ok false where neither.
+func (s *seer) stepKind(uses string) (wrap string, ok bool) {
+	local := ""
+	if s != nil {
+		local = s.local
+	}
+	if usesVigiles(uses, local) {
+		return "", true
+	}
+	if p := localPath(uses); p != "" && s.wraps(p, true) {
+		return p, true
+	}
+	return "", false
 }
 
 // workflowStep is a step of a workflow that uses vigiles.
@@ -68,6 +247,9 @@ type workflowStep struct {
 	step     *yaml.Node // the step's mapping
 	id, name string
 	nth      int // among the job's vigiles steps, from 1
+	// wrap is the directory of the repository's composite action the
+	// step uses, which holds a vigiles step; "" for vigiles' own.
+	wrap string
 }
 
 // shown is how a finding names the step: by its id, else its name, else
@@ -158,41 +340,87 @@ func workflowRoot(data []byte) (*yaml.Node, error) {
 	return root, nil
 }
 
-// holdsVigilesStep says whether the workflow file data (nil: none)
-// parses and holds a step that uses vigiles.
-func holdsVigilesStep(data []byte, local string) bool {
+// holdsVigilesStep says whether w's file on one side (nil: none)
+// parses and holds a step that uses vigiles, or a call of a file that
+// holds one.
+func (w *WorkflowBase) holdsVigilesStep(base bool) bool {
+	data := w.Head
+	if base {
+		data = w.Base
+	}
 	if data == nil {
 		return false
 	}
 	root, err := workflowRoot(data)
-	return err == nil && root != nil && len(vigilesSteps(root, local)) > 0
+	s := w.seerOf(base, newCallState())
+	return err == nil && root != nil && (len(vigilesSteps(root, s)) > 0 || len(callJobs(root, s)) > 0)
 }
 
 // vigilesSteps are the steps of the workflow root that use vigiles, in
-// the file's order.
-func vigilesSteps(root *yaml.Node, local string) []*workflowStep {
-	jobs, _ := wfValue(root, "jobs")
-	if jobs == nil || jobs.Kind != yaml.MappingNode {
-		return nil
-	}
+// the file's order, or a composite action of the repository that does
+// (wrap). A composite action's own file (runs.steps) is read as one job,
+// "runs".
+func vigilesSteps(root *yaml.Node, s *seer) []*workflowStep {
 	var out []*workflowStep
-	for i := 0; i+1 < len(jobs.Content); i += 2 {
-		key, job := jobs.Content[i], deref(jobs.Content[i+1])
+	add := func(key, job *yaml.Node) {
 		steps, _ := wfValue(job, "steps")
 		if steps == nil || steps.Kind != yaml.SequenceNode {
-			continue
+			return
 		}
 		nth := 0
 		for _, st := range steps.Content {
 			st = deref(st)
 			uses, _ := wfValue(st, "uses")
-			if st == nil || st.Kind != yaml.MappingNode || !usesVigiles(scalarText(uses), local) {
+			if st == nil || st.Kind != yaml.MappingNode {
+				continue
+			}
+			wrap, ok := s.stepKind(scalarText(uses))
+			if !ok {
 				continue
 			}
 			nth++
 			id, _ := wfValue(st, "id")
 			name, _ := wfValue(st, "name")
-			out = append(out, &workflowStep{job: key.Value, jobKey: key, jobNode: job, step: st, id: scalarText(id), name: scalarText(name), nth: nth})
+			out = append(out, &workflowStep{job: key.Value, jobKey: key, jobNode: job, step: st, id: scalarText(id), name: scalarText(name), nth: nth, wrap: wrap})
+		}
+	}
+	if runs, k := wfValue(root, "runs"); runs != nil && isComposite(root) {
+		add(&yaml.Node{Kind: yaml.ScalarNode, Value: "runs", Line: k.Line, Column: k.Column}, runs)
+		return out
+	}
+	jobs, _ := wfValue(root, "jobs")
+	if jobs == nil || jobs.Kind != yaml.MappingNode {
+		return nil
+	}
+	for i := 0; i+1 < len(jobs.Content); i += 2 {
+		add(jobs.Content[i], deref(jobs.Content[i+1]))
+	}
+	return out
+}
+
+// workflowCall is a job that calls a reusable workflow of the
+// repository (uses: ./.github/workflows/x.yml) that holds a vigiles
+// step.
+type workflowCall struct {
+	job     string
+	jobKey  *yaml.Node
+	jobNode *yaml.Node
+	path    string
+}
+
+// callJobs are the jobs of the workflow root that call a reusable
+// workflow of the repository holding a vigiles step, on s's side.
+func callJobs(root *yaml.Node, s *seer) []*workflowCall {
+	jobs, _ := wfValue(root, "jobs")
+	if jobs == nil || jobs.Kind != yaml.MappingNode {
+		return nil
+	}
+	var out []*workflowCall
+	for i := 0; i+1 < len(jobs.Content); i += 2 {
+		job := deref(jobs.Content[i+1])
+		uses, _ := wfValue(job, "uses")
+		if p := localPath(scalarText(uses)); p != "" && s.wraps(p, false) {
+			out = append(out, &workflowCall{job: jobs.Content[i].Value, jobKey: jobs.Content[i], jobNode: job, path: p})
 		}
 	}
 	return out
@@ -268,7 +496,17 @@ func listInput(s string) []string {
 // head's file; a base not read or a workflow not compared is one
 // RulePolicyBase finding that says so.
 func compareWorkflow(w *WorkflowBase, baseName string) []report.Finding {
+	return compareDoc(w, baseName, newCallState(), 0)
+}
+
+// compareDoc is compareWorkflow of a workflow, or of a file it calls
+// (a reusable workflow, a composite action's action.yml) depth calls
+// down; st holds what was read, and the pairs of files compared, each
+// once.
+func compareDoc(w *WorkflowBase, baseName string, st *callState, depth int) []report.Finding {
 	file := report.Location{File: w.File}
+	bs, hs := w.seerOf(true, st), w.seerOf(false, st)
+	bs.depth, hs.depth = depth, depth
 	switch {
 	case w.Unread != "":
 		return []report.Finding{{Rule: RulePolicyBase, Severity: report.SeverityWarning, Location: file, Title: "base not compared",
@@ -285,7 +523,7 @@ func compareWorkflow(w *WorkflowBase, baseName string) []report.Finding {
 		if err != nil || root == nil {
 			return notCompared(report.SeverityWarning, "this change removes the workflow %s, whose copy in %s does not parse, so what its vigiles steps checked is not known", shownName(w.Shown), baseName)
 		}
-		base := vigilesSteps(root, w.LocalAction)
+		base := vigilesSteps(root, bs)
 		if len(base) == 0 {
 			return nil
 		}
@@ -309,7 +547,8 @@ func compareWorkflow(w *WorkflowBase, baseName string) []report.Finding {
 		}
 		return notCompared(sev, "the workflow %s does not parse as a mapping of YAML here, though it runs, so its vigiles steps were not compared with %s's", shownName(w.Shown), baseName)
 	}
-	heads := vigilesSteps(head, w.LocalAction)
+	heads := vigilesSteps(head, hs)
+	headCalls := callJobs(head, hs)
 	if !w.BaseThere {
 		// The base ran no step of this file: each is new, and checks
 		// more than none (a workflow renamed is another file, whose
@@ -320,7 +559,7 @@ func compareWorkflow(w *WorkflowBase, baseName string) []report.Finding {
 	if err != nil || root == nil {
 		return notCompared(report.SeverityWarning, "the workflow %s of %s does not parse, so this change's vigiles steps were not compared with it", shownName(w.Shown), baseName)
 	}
-	base := vigilesSteps(root, w.LocalAction)
+	base := vigilesSteps(root, bs)
 	if len(base) > maxWorkflowSteps || len(heads) > maxWorkflowSteps {
 		return notCompared(report.SeverityNotice, "the workflow %s holds more than %d vigiles steps, which vigiles does not compare with %s's", shownName(w.Shown), maxWorkflowSteps, baseName)
 	}
@@ -347,13 +586,43 @@ func compareWorkflow(w *WorkflowBase, baseName string) []report.Finding {
 		if p[0] == nil {
 			continue // a step the base had not checks more than none
 		}
-		ch = append(ch, compareVigilesStep(p[0], p[1], at)...)
+		if p[1].wrap != "" || p[0].wrap != "" {
+			ch = append(ch, compareWrapStep(p[0], p[1], at)...)
+		} else {
+			ch = append(ch, compareVigilesStep(p[0], p[1], at)...)
+		}
 		if !jobsDone[p[1].job] {
 			jobsDone[p[1].job] = true
 			ch = append(ch, compareWhen(p[0].jobNode, p[1].jobNode, fmt.Sprintf("the job %q", p[1].job), at)...)
-			ch = append(ch, compareJob(p[0], p[1], w.LocalAction, at)...)
+			ch = append(ch, compareJob(p[0], p[1], bs, hs, at)...)
 		}
 	}
+	// A call of a reusable workflow of the repository is a job of its
+	// own: matched by its id, its if:, needs:, strategy:, with: and uses
+	// compared; one the head has not is removed.
+	baseCalls := callJobs(root, bs)
+	for _, b := range baseCalls {
+		var h *workflowCall
+		for _, c := range headCalls {
+			if c.job == b.job {
+				h = c
+			}
+		}
+		if h == nil {
+			where := jobsKey
+			if _, k := wfValue(jobs, b.job); k != nil {
+				where = k
+			}
+			ch = append(ch, policyChange{at(where), fmt.Sprintf("the job %q, which called %s and its vigiles steps, is removed or calls no such workflow: the check it ran does not run as it did", b.job, strconv.Quote(b.path))})
+			continue
+		}
+		jobsDone[h.job] = true
+		ch = append(ch, compareCall(b, h, at)...)
+	}
+	// A called file's inputs' defaults (a reusable workflow's, a
+	// composite action's) reach its vigiles steps through
+	// ${{ inputs.x }}, whose text is unchanged.
+	ch = append(ch, compareDefaults(root, head, at)...)
 	if len(jobsDone) > 0 {
 		// The workflow's env reaches every job's steps, and its defaults
 		// choose the shell of each run: step before vigiles.
@@ -368,12 +637,187 @@ func compareWorkflow(w *WorkflowBase, baseName string) []report.Finding {
 		finds = append(finds, report.Finding{Rule: RulePolicyWeakened, Severity: report.SeverityWarning, Location: c.at,
 			Title: "workflow weakened by this change", Message: fmt.Sprintf("against %s, %s: the workflow runs as this change has it, so a check that passes here may pass only for that; review it as part of the change", baseName, cutMiddle(c.what, maxWorkflowChange))})
 	}
-	if len(heads) == 0 {
+	if len(heads) == 0 && len(headCalls) == 0 && depth == 0 {
 		// The step runs, but not as a step of this file vigiles knows: a
-		// reusable workflow's, a composite action's, another name's.
-		finds = append(finds, notCompared(report.SeverityNotice, "the workflow %s names no step that uses vigiles (vigiles/action, or this repository's own action), so no step of it was compared with %s's: a step of a reusable workflow or of a composite action, or an action of another name, is not compared", shownName(w.Shown), baseName)...)
+		// reusable workflow's of another repository, an action of another
+		// name.
+		finds = append(finds, notCompared(report.SeverityNotice, "the workflow %s names no step that uses vigiles (vigiles/action, this repository's own action, or a composite action or reusable workflow of this repository that does), so no step of it was compared with %s's: a reusable workflow or composite action of another repository, or an action of another name, is not compared", shownName(w.Shown), baseName)...)
+	}
+	// Then the files called, base's against head's, each pair once.
+	prefix := strings.TrimSuffix(w.File, w.Shown)
+	child := func(basePath, headPath string, action bool) {
+		key := fmt.Sprint(action, "\x00", basePath, "\x00", headPath)
+		if st.seen[key] || depth >= maxCallDepth {
+			return
+		}
+		if len(st.seen) >= maxCalledDocs {
+			if !st.seen["\x00over"] {
+				st.seen["\x00over"] = true
+				finds = append(finds, notCompared(report.SeverityNotice, "the workflow %s calls more than %d reusable workflows and composite actions of this repository with vigiles steps: those past them were not compared with %s's", shownName(w.Shown), maxCalledDocs, baseName)...)
+			}
+			return
+		}
+		st.seen[key] = true
+		c := &WorkflowBase{LocalAction: w.LocalAction, Read: w.Read, CalledApart: w.CalledApart}
+		var ok bool
+		if action {
+			c.Head, c.Shown, ok = hs.actionFile(headPath)
+			if basePath != "" {
+				c.Base, _, c.BaseThere = bs.actionFile(basePath)
+			}
+		} else {
+			c.Shown = headPath
+			c.Head, ok = hs.file(headPath)
+			c.Base, c.BaseThere = bs.file(basePath)
+		}
+		if !ok {
+			return // the head has none: the job does not run
+		}
+		c.File = prefix + c.Shown
+		finds = append(finds, compareDoc(c, baseName, st, depth+1)...)
+	}
+	for _, p := range pairs {
+		if p[1].wrap != "" {
+			bp := ""
+			if p[0] != nil {
+				bp = p[0].wrap
+			}
+			child(bp, p[1].wrap, true)
+		}
+	}
+	if !w.CalledApart {
+		for _, h := range headCalls {
+			bp := ""
+			for _, b := range baseCalls {
+				if b.job == h.job {
+					bp = b.path
+				}
+			}
+			child(bp, h.path, false)
+		}
 	}
 	return finds
+}
+
+// compareWrapStep names what a step that calls vigiles through a
+// composite action of the repository (h, or b, the base's) checks less
+// than b: another uses, an if:, continue-on-error, an env:, and each
+// with: entry changed as text: the inputs reach vigiles' through
+// expressions not evaluated here.
+func compareWrapStep(b, h *workflowStep, at func(*yaml.Node) report.Location) []policyChange {
+	var ch []policyChange
+	bu, _ := wfValue(b.step, "uses")
+	hu, hk := wfValue(h.step, "uses")
+	if !strings.EqualFold(scalarText(bu), scalarText(hu)) {
+		ch = append(ch, policyChange{at(hk), fmt.Sprintf("%s uses %q, where it used %q: another action runs the check", h.shown(), scalarText(hu), scalarText(bu))})
+	}
+	ch = append(ch, compareWhen(b.step, h.step, h.shown(), at)...)
+	ch = append(ch, compareEnv(b.step, h.step, h.shown(), at)...)
+	ch = append(ch, compareWith(b.step, h.step, h.shown()+", which runs vigiles through the composite action "+strconv.Quote(h.wrap)+",", at)...)
+	return ch
+}
+
+// compareCall names what a job that calls a reusable workflow of the
+// repository holding a vigiles step (h; b the base's) does less than
+// b's: another workflow called, an if:, needs: or strategy: it had not
+// or another, and each with: entry changed as text (an input reaches
+// the called workflow's vigiles steps through ${{ inputs.x }}).
+func compareCall(b, h *workflowCall, at func(*yaml.Node) report.Location) []policyChange {
+	what := fmt.Sprintf("the job %q, which calls %s,", h.job, strconv.Quote(h.path))
+	var ch []policyChange
+	if b.path != h.path {
+		_, k := wfValue(h.jobNode, "uses")
+		ch = append(ch, policyChange{at(k), fmt.Sprintf("%s called %s: the check runs as the file it calls now has it, compared below with the one it called", what, strconv.Quote(b.path))})
+	}
+	ch = append(ch, compareWhen(b.jobNode, h.jobNode, what, at)...)
+	for _, key := range []struct{ name, why string }{
+		{"needs", "a job it needs that fails or is skipped skips this one, and a skipped job's check reads as passed"},
+		{"strategy", "a matrix sets what its inputs' expressions read"},
+	} {
+		bv, _ := wfValue(b.jobNode, key.name)
+		hv, hk := wfValue(h.jobNode, key.name)
+		if hk != nil && scalarText(hv) != scalarText(bv) {
+			ch = append(ch, policyChange{at(hk), fmt.Sprintf("%s has %s: %q, where it was %q: %s", what, key.name, scalarText(hv), scalarText(bv), key.why)})
+		}
+	}
+	ch = append(ch, compareWith(b.jobNode, h.jobNode, what, at)...)
+	return ch
+}
+
+// compareWith names each with: entry of h (a step or a calling job)
+// that b had not so, and each b had that h has not, compared as text:
+// a wrapper's inputs reach vigiles' through expressions.
+func compareWith(b, h *yaml.Node, what string, at func(*yaml.Node) report.Location) []policyChange {
+	bw, _ := wfValue(b, "with")
+	hw, hk := wfValue(h, "with")
+	if hk == nil {
+		_, hk = wfValue(h, "uses")
+	}
+	if (hw != nil && hw.Kind != yaml.MappingNode) || (bw != nil && bw.Kind != yaml.MappingNode) {
+		if scalarText(hw) != scalarText(bw) {
+			return []policyChange{{at(hk), fmt.Sprintf("%s has with: %q, where it was %q (compared as text, not evaluated): it may set any input", what, scalarText(hw), scalarText(bw))}}
+		}
+		return nil
+	}
+	var ch []policyChange
+	if hw != nil {
+		for i := 0; i+1 < len(hw.Content); i += 2 {
+			k, v := scalarText(hw.Content[i]), scalarText(hw.Content[i+1])
+			bv, bk := wfValue(bw, k)
+			if bk != nil && scalarText(bv) == v {
+				continue
+			}
+			was := "it was not set"
+			if bk != nil {
+				was = fmt.Sprintf("it was %q", scalarText(bv))
+			}
+			ch = append(ch, policyChange{at(hw.Content[i]), fmt.Sprintf("%s has the input %s: %q, where %s%s: it reaches the vigiles step it runs", what, strconv.Quote(k), cutBytes(v, 1000), was, exprNote(v))})
+		}
+	}
+	if bw != nil {
+		for i := 0; i+1 < len(bw.Content); i += 2 {
+			k := scalarText(bw.Content[i])
+			if _, hk2 := wfValue(hw, k); hk2 == nil {
+				ch = append(ch, policyChange{at(hk), fmt.Sprintf("%s has no input %s, where it was %q: its default reaches the vigiles step it runs", what, strconv.Quote(k), cutBytes(scalarText(bw.Content[i+1]), 1000))})
+			}
+		}
+	}
+	return ch
+}
+
+// compareDefaults names each input of a called file (a reusable
+// workflow's on.workflow_call.inputs, a composite action's inputs)
+// whose default h has not as b had it.
+func compareDefaults(b, h *yaml.Node, at func(*yaml.Node) report.Location) []policyChange {
+	inputs := func(root *yaml.Node) *yaml.Node {
+		if isComposite(root) {
+			in, _ := wfValue(root, "inputs")
+			return in
+		}
+		on, _ := wfValue(root, "on")
+		call, _ := wfValue(on, "workflow_call")
+		in, _ := wfValue(call, "inputs")
+		return in
+	}
+	bin, hin := inputs(b), inputs(h)
+	if hin == nil || hin.Kind != yaml.MappingNode {
+		return nil
+	}
+	var ch []policyChange
+	for i := 0; i+1 < len(hin.Content); i += 2 {
+		name := scalarText(hin.Content[i])
+		bi, _ := wfValue(bin, name)
+		bd, _ := wfValue(bi, "default")
+		hd, hk := wfValue(hin.Content[i+1], "default")
+		if scalarText(hd) == scalarText(bd) {
+			continue
+		}
+		if hk == nil {
+			hk = hin.Content[i]
+		}
+		ch = append(ch, policyChange{at(hk), fmt.Sprintf("the input %s has default: %q, where it was %q%s: it reaches the vigiles step where a caller leaves it unset", strconv.Quote(name), cutBytes(scalarText(hd), 1000), cutBytes(scalarText(bd), 1000), exprNote(scalarText(hd)))})
+	}
+	return ch
 }
 
 // compareWhen names where the step or job h may run less, or fail less,
@@ -465,7 +909,7 @@ func stepText(n *yaml.Node) string {
 // as written: such a step runs the change's code ahead of the check, and
 // may rewrite all that vigiles reads (the work tree, the policy file,
 // git's objects and refs, the event file, GITHUB_ENV and GITHUB_PATH).
-func compareJob(b, h *workflowStep, local string, at func(*yaml.Node) report.Location) []policyChange {
+func compareJob(b, h *workflowStep, bs, hs *seer, at func(*yaml.Node) report.Location) []policyChange {
 	what := fmt.Sprintf("the job %q", h.job)
 	var ch []policyChange
 	for _, key := range []struct{ name, why string }{
@@ -484,30 +928,35 @@ func compareJob(b, h *workflowStep, local string, at func(*yaml.Node) report.Loc
 		}
 	}
 	ch = append(ch, compareEnv(b.jobNode, h.jobNode, what, at)...)
-	before := func(job *yaml.Node) []*yaml.Node {
+	before := func(job *yaml.Node, s *seer) []*yaml.Node {
 		steps, _ := wfValue(job, "steps")
 		if steps == nil || steps.Kind != yaml.SequenceNode {
 			return nil
 		}
+		isVigiles := func(st *yaml.Node) bool {
+			uses, _ := wfValue(st, "uses")
+			_, ok := s.stepKind(scalarText(uses))
+			return ok
+		}
 		last := -1
 		for i, st := range steps.Content {
-			if uses, _ := wfValue(st, "uses"); usesVigiles(scalarText(uses), local) {
+			if isVigiles(st) {
 				last = i
 			}
 		}
 		var out []*yaml.Node
 		for _, st := range steps.Content[:last+1] {
-			if uses, _ := wfValue(st, "uses"); !usesVigiles(scalarText(uses), local) {
+			if !isVigiles(st) {
 				out = append(out, deref(st))
 			}
 		}
 		return out
 	}
 	had := map[string]int{}
-	for _, st := range before(b.jobNode) {
+	for _, st := range before(b.jobNode, bs) {
 		had[stepText(st)]++
 	}
-	for _, st := range before(h.jobNode) {
+	for _, st := range before(h.jobNode, hs) {
 		if t := stepText(st); had[t] > 0 {
 			had[t]--
 			continue
