@@ -240,8 +240,9 @@ func workflowName(name string) bool {
 // the developer is about to commit and push. A file the work tree has
 // not (or has as other than a regular file, which GitHub does not run)
 // is Removed. The runner compares those that hold a vigiles step on
-// either side; the repository's own action (uses: ./…) is not known as
-// vigiles here, as no GITHUB_ACTION_PATH says which action runs.
+// either side; with no GITHUB_ACTION_PATH to say which action runs, a
+// step's uses: ./… is known as vigiles where its action.yml is vigiles'
+// own (named vigiles, with its inputs), vendored or the repository's.
 // Past maxLocalWorkflows names, in order, the rest are counted in left.
 func readLocalWorkflows(ctx context.Context, dir, commit string) (ws []*runner.WorkflowBase, left int) {
 	top, err := git(ctx, dir, 4096, "rev-parse", "--show-toplevel")

@@ -2,6 +2,9 @@ package runner
 
 import (
 	"fmt"
+	"maps"
+	"os"
+	"path"
 	"strings"
 	"testing"
 	"time"
@@ -240,4 +243,35 @@ func FuzzCompareWorkflowCalls(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestWorkflowStepOfVendoredVigilesIsCompared: where no
+// GITHUB_ACTION_PATH says which action runs (a local --policy-base), a
+// step that uses the repository's own copy of vigiles (uses: ./, or
+// ./vendor/vigiles: vigiles' action.yml, named vigiles with its inputs)
+// is a vigiles step: a change that weakens it is named, and one that
+// renames the copy's action.yml leaves the base's step matched by none,
+// named removed, where such a step was not known as vigiles locally and
+// nothing was compared.
+func TestWorkflowStepOfVendoredVigilesIsCompared(t *testing.T) {
+	action, err := os.ReadFile("../../action.yml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, dir := range []string{".", "vendor/vigiles"} {
+		uses := "./" + strings.TrimPrefix(dir, ".")
+		wf := "on: [pull_request]\njobs:\n  v:\n    runs-on: ubuntu-latest\n    steps:\n      - uses: actions/checkout@v4\n      - uses: " + uses + "\n        with:\n          fail-level: warning\n"
+		base := map[string]string{callerFile: wf, path.Join(dir, "action.yml"): string(action)}
+		head := maps.Clone(base)
+		head[callerFile] = strings.Replace(wf, "fail-level: warning", "fail-level: none", 1)
+		checkFindings(t, uses+" weakened", callFindings(base, head, true), map[string]string{callerFile + ":9": `has fail-level: "none", where it was "warning"`})
+		head = maps.Clone(base)
+		head[path.Join(dir, "action.yml")] = strings.Replace(string(action), "name: vigiles", "name: lint", 1)
+		// And the head's workflow names no vigiles step: a notice says so.
+		finds := callFindings(base, head, true)
+		if n := len(finds); n == 0 || finds[n-1].Rule != RulePolicyBase || !strings.Contains(finds[n-1].Message, "names no step that uses vigiles") {
+			t.Fatalf("%s renamed: %+v, want a notice last that no vigiles step is named", uses, finds)
+		}
+		checkFindings(t, uses+" renamed", finds[:len(finds)-1], map[string]string{callerFile + ":3": `vigiles step 1 of the job "v" is removed`})
+	}
 }

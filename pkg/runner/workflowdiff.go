@@ -152,7 +152,7 @@ func localPath(uses string) string {
 		return ""
 	}
 	p := path.Clean(u)
-	if p == "." || p == ".." || strings.HasPrefix(p, "../") {
+	if p == ".." || strings.HasPrefix(p, "../") {
 		return ""
 	}
 	return p
@@ -233,10 +233,36 @@ func (s *seer) stepKind(uses string) (wrap string, ok bool) {
 	if usesVigiles(uses, local) {
 		return "", true
 	}
-	if p := localPath(uses); p != "" && s.wraps(p, true) {
+	p := localPath(uses)
+	if p != "" && s.wraps(p, true) {
 		return p, true
 	}
+	if p != "" && local == "" && s.isVigilesAction(p) {
+		// vigiles itself, vendored or the repository's own, where no
+		// GITHUB_ACTION_PATH says which action runs (a local run).
+		return "", true
+	}
 	return "", false
+}
+
+// isVigilesAction says whether the repository's action at p, on s's
+// side, is vigiles' own: its action.yml is named vigiles and takes
+// vigiles' inputs (sandbox, fail-level, egress). Each side is read: a
+// change that renames the head's leaves the base's step matched by none,
+// which is named.
+func (s *seer) isVigilesAction(p string) bool {
+	if s == nil || s.read == nil {
+		return false
+	}
+	root, _ := s.root(p, true)
+	name, _ := wfValue(root, "name")
+	inputs, _ := wfValue(root, "inputs")
+	for _, in := range []string{"sandbox", "fail-level", "egress"} {
+		if _, k := wfValue(inputs, in); k == nil {
+			return false
+		}
+	}
+	return strings.EqualFold(scalarText(name), "vigiles")
 }
 
 // workflowStep is a step of a workflow that uses vigiles.
