@@ -110,11 +110,13 @@ func TestActionNamesWhatThePullRequestWeakensThroughWhatItsWorkflowCalls(t *test
 // TestPolicyBaseLocallyNamesWhatTheChangeWeakensThroughWhatItsWorkflowsCall:
 // locally (--policy-base), where every workflow file is compared on its
 // own, the same change is named each at its line: the called workflow as
-// a workflow file, the call and the composite action through the caller.
+// a workflow file, the call and the composite action through the caller,
+// the composite action once though two workflow files use it.
 func TestPolicyBaseLocallyNamesWhatTheChangeWeakensThroughWhatItsWorkflowsCall(t *testing.T) {
 	sandboxtest.RequireConfinement(t)
 	files := callsFiles(".github/workflows/vigiles.yml")
-	top, sub := localRepo(t, map[string]string{"vigiles.yml": files[".github/workflows/vigiles.yml"], "audit.yml": files[".github/workflows/audit.yml"]})
+	nightly := "on: [schedule]\njobs:\n  check:\n    runs-on: ubuntu-latest\n    steps:\n      - uses: ./.github/actions/check\n        with:\n          level: warning\n"
+	top, sub := localRepo(t, map[string]string{"vigiles.yml": files[".github/workflows/vigiles.yml"], "audit.yml": files[".github/workflows/audit.yml"], "nightly.yml": nightly})
 	writeFilesIn(t, top, map[string]string{".github/actions/check/action.yml": callsComposite})
 	gitIn(t, top, "add", "-A")
 	gitIn(t, top, "commit", "-q", "-m", "ci: the composite action")

@@ -142,11 +142,14 @@ func (s *session) policyBaseFindings(pb *PolicyBase, b *Baseline, bErr error, br
 		}
 		finds = append(finds, compareWorkflow(&w, pb.Name)...)
 	}
+	// One state for all: a composite action two workflow files use is
+	// compared once, as each file they call is read once.
+	st := newCallState()
 	for _, w := range pb.Workflows {
 		if w.Unread == "" && w.NotCompared == "" && !w.holdsVigilesStep(true) && !w.holdsVigilesStep(false) {
 			continue // no check of vigiles' runs in it, before or after
 		}
-		finds = append(finds, compareWorkflow(w, pb.Name)...)
+		finds = append(finds, compareDoc(w, pb.Name, st, 0)...)
 	}
 	if pb.WorkflowsLeft > 0 {
 		finds = append(finds, report.Finding{Rule: RulePolicyBase, Severity: report.SeverityNotice, Location: report.Location{File: s.cfg.File}, Title: "workflow not compared",
