@@ -670,7 +670,11 @@ func compareDoc(w *WorkflowBase, baseName string, st *callState, depth int) []re
 		finds = append(finds, notCompared(report.SeverityNotice, "the workflow %s names no step that uses vigiles (vigiles/action, this repository's own action, or a composite action or reusable workflow of this repository that does), so no step of it was compared with %s's: a reusable workflow or composite action of another repository, or an action of another name, is not compared", shownName(w.Shown), baseName)...)
 	}
 	// Then the files called, base's against head's, each pair once.
-	prefix := strings.TrimSuffix(w.File, w.Shown)
+	// Named as the workflow is: relative to the same directory.
+	prefix, ok := strings.CutSuffix(w.File, w.Shown)
+	if !ok {
+		prefix = ""
+	}
 	child := func(basePath, headPath string, action bool) {
 		key := fmt.Sprint(action, "\x00", basePath, "\x00", headPath)
 		if st.seen[key] || depth >= maxCallDepth {
