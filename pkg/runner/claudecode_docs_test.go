@@ -308,6 +308,38 @@ func TestSettingsEnvDoesNotOverrideHookVariables(t *testing.T) {
 	}
 }
 
+// TestHookSeesAIAgent: Claude Code (2.1.120 and later) sets AI_AGENT in
+// the commands it starts, claude-code_<version>_harness in a hook of the
+// session's (a Bash command's is _agent), and keeps one its environment
+// already holds: a hook that keys on it (skips itself where it reads
+// _agent, a subagent's session) acts in the audit as under Claude Code,
+// and its absence tells no hook it is audited. The session's settings
+// env, which Claude Code's environment takes in, wins.
+func TestHookSeesAIAgent(t *testing.T) {
+	sandboxtest.RequireConfinement(t)
+	for _, tc := range []struct {
+		name string
+		env  map[string]any
+		want string
+	}{
+		{"claude code's own", nil, "agent=claude-code_2-1-295_harness\n"},
+		{"the settings' env", map[string]any{"AI_AGENT": "wrapper"}, "agent=wrapper\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			settings, _ := json.Marshal(map[string]any{"env": tc.env,
+				"hooks": map[string]any{"Stop": []any{map[string]any{"hooks": []any{map[string]any{"type": "command", "command": `echo "agent=$AI_AGENT"`}}}}}})
+			dir := makeTree(t, map[string]string{".claude/settings.json": string(settings)})
+			rep, err := Audit(context.Background(), Options{Dir: dir})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(rep.Runs) != 1 || rep.Runs[0].Stdout != tc.want {
+				t.Errorf("runs %+v; want stdout %q", rep.Runs, tc.want)
+			}
+		})
+	}
+}
+
 // TestInterpreterCachesAreNotWritten: a Python hook that imports a
 // module beside it writes no __pycache__ (named by the interpreter's
 // version, and there only where no earlier run left it: a fresh CI

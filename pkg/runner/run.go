@@ -344,6 +344,23 @@ var hookOwnEnv = map[string]bool{"CLAUDECODE": true, "CLAUDE_CODE_CHILD_SESSION"
 	"CLAUDE_PROJECT_DIR": true, "CLAUDE_PLUGIN_ROOT": true, "CLAUDE_PLUGIN_DATA": true, envFileVar: true, "CLAUDE_PID": true,
 	"CLAUDE_EFFORT": true}
 
+// claudeCodeVersion is the newest Claude Code release whose hooks this
+// package is checked against (docs/hook-events.md, "Checked against the
+// hooks reference").
+const claudeCodeVersion = "2.1.295"
+
+// aiAgentEnv is the AI_AGENT Claude Code (2.1.120 and later: "Set AI_AGENT
+// environment variable for subprocesses") gives the commands it starts:
+// claude-code_<version, dots made dashes>_<surface>, the surface harness
+// for what the harness itself starts (a hook, an MCP server) and agent
+// for a Bash command of the model's. A value Claude Code's environment
+// already holds is kept (a hook of a session that a Bash command started
+// sees that command's _agent one), so the settings' env and a check's
+// env, which come after it in spec, win. Without it a hook that keys on
+// the variable (an attribution, a "skip when a subagent runs me") acts
+// otherwise in the audit, and its absence tells the hook it is audited.
+var aiAgentEnv = "AI_AGENT=claude-code_" + strings.ReplaceAll(claudeCodeVersion, ".", "-") + "_harness"
+
 // payloadEffort is the effort level a hook's input carries (its
 // effort.level, a string), "" where it carries none: Claude Code sets
 // CLAUDE_EFFORT to it.
@@ -376,8 +393,10 @@ func (s *runSettings) spec(p *plannedRun) sandbox.Spec {
 	// CLAUDE_CODE_CHILD_SESSION and CLAUDE_CODE_SESSION_ID (the payload's
 	// session_id), over the settings' env, which cannot hand the hook a
 	// value of the repository's choosing (a marker it would see in an
-	// audit alone); without them a hook could tell an audit too.
-	env := []string{"CLAUDE_CODE_ENTRYPOINT=cli"}
+	// audit alone); without them a hook could tell an audit too. AI_AGENT
+	// is Claude Code's own, which the settings' env may set otherwise
+	// (aiAgentEnv).
+	env := []string{"CLAUDE_CODE_ENTRYPOINT=cli", aiAgentEnv}
 	// No interpreter caches: Python's __pycache__/*.pyc beside the
 	// module a hook imports (named by the interpreter's version) and
 	// Bun's transpiler cache in HOME (named by the source's hash) are
