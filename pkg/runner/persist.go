@@ -37,7 +37,7 @@ const (
 	persistLogin      = "autostart entries, user services and the environment they start with (environment.d, ~/.pam_environment: LD_PRELOAD there loads code) take effect at each login"
 	persistGradle     = "Gradle runs the init scripts of ~/.gradle on every build, in every project"
 	persistPath       = "~/.local/bin is on the user's PATH ahead of the system's"
-	persistRuntimeDir = "systemd's user manager reads the units of the runtime directory's systemd/user and systemd/user.control ($XDG_RUNTIME_DIR) once it reloads, and starts those a .wants link there names, until the user logs out"
+	persistRuntimeDir = "systemd's user manager reads the units of the runtime directory's systemd/user, user.control, transient and generator directories ($XDG_RUNTIME_DIR) once it reloads, and starts those a .wants link there names, until the user logs out"
 	persistPython     = "Python runs the import lines of each .pth file in site-packages, and sitecustomize and usercustomize there, every time it starts"
 	persistCargo      = "cargo reads .cargo/config.toml in the directories above where it runs and in ~/.cargo on every build, and its rustc-wrapper, linker and runner run programs"
 	persistToolCache  = "a CI runner's tool cache holds the tools the setup actions installed (node, python, go), which every later step of the job runs"
@@ -78,7 +78,7 @@ func persistsWhy(path string) string {
 	if area, rest, ok := runArea(path); ok {
 		// /run/lock, and the runtime directory but for the units of
 		// systemd's user manager, hold nothing that runs: no tool cache.
-		if area != "/run/lock" && (strings.HasPrefix(rest, "systemd/user/") || strings.HasPrefix(rest, "systemd/user.control/")) {
+		if area != "/run/lock" && runtimeUnitPath(rest) {
 			return persistRuntimeDir
 		}
 		return ""
@@ -107,6 +107,30 @@ func persistsWhy(path string) string {
 		return persistHookTool
 	}
 	return ""
+}
+
+// runtimeUnitDirs are the directories of the caller's runtime directory
+// systemd's user manager reads units from (systemd.unit(5), the user
+// unit search path): systemd/user, and those it keeps for
+// systemctl --runtime, transient units and generators' output, each of
+// which it reads on a reload wherever they came from.
+var runtimeUnitDirs = [...]string{"systemd/user/", "systemd/user.control/", "systemd/transient/", "systemd/generator/", "systemd/generator.early/", "systemd/generator.late/"}
+
+// runtimeUnitPath says whether rest, a path in the caller's runtime
+// directory, is a unit there (runtimeUnitDirs) or one of those
+// directories or systemd itself written as no directory: a link at
+// systemd/user (or systemd) that leads to a directory of units elsewhere
+// in the runtime directory, which the record names by their own path.
+func runtimeUnitPath(rest string) bool {
+	if rest == "systemd" {
+		return true
+	}
+	for _, d := range runtimeUnitDirs {
+		if strings.HasPrefix(rest, d) || rest == d[:len(d)-1] {
+			return true
+		}
+	}
+	return false
 }
 
 // hookToolConfig says whether name is the config file of a git hook

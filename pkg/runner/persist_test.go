@@ -234,3 +234,33 @@ func TestAuditNamesWhatRunsLater(t *testing.T) {
 		}
 	}
 }
+
+// TestRedteam37RuntimeUnitsPersistByLinkAndGenerator: the writes a run
+// recorded where a hook planted units systemd's user manager reads from
+// the caller's runtime directory without writing under systemd/user: a
+// link systemd/user -> ../x beside ../x/evil.service, and units in
+// systemd/transient and systemd/generator.late, which the user manager
+// reads too. run/persists names each, where it named none; a lock, a
+// file beside systemd and a directory named systemd are none.
+func TestRedteam37RuntimeUnitsPersistByLinkAndGenerator(t *testing.T) {
+	run := report.HookRun{ID: "a", Plugin: "p", Event: Stop, Writes: []evidence.Write{
+		{Path: "/run/user/0/systemd", Op: evidence.OpCreate, Kind: "dir"},
+		{Path: "/run/user/0/systemd/generator.late/g.service", Op: evidence.OpCreate, Kind: "file"},
+		{Path: "/run/user/0/systemd/transient/t.service", Op: evidence.OpCreate, Kind: "file"},
+		{Path: "/run/user/0/systemd/user", Op: evidence.OpCreate, Kind: "symlink", Target: "../x"},
+		{Path: "/run/user/0/x/evil.service", Op: evidence.OpCreate, Kind: "file"},
+		{Path: "/run/user/0/systemd.x", Op: evidence.OpCreate, Kind: "file"},
+		{Path: "/run/lock/systemd/user", Op: evidence.OpCreate, Kind: "symlink", Target: "x"},
+	}}
+	fs := persistNotices([]report.HookRun{run})
+	if len(fs) != 1 {
+		t.Fatalf("findings %+v, want one", fs)
+	}
+	if ev := "/run/user/0/systemd/generator.late/g.service\n/run/user/0/systemd/transient/t.service\n/run/user/0/systemd/user"; fs[0].Evidence != ev {
+		t.Errorf("evidence %q, want %q", fs[0].Evidence, ev)
+	}
+	// A link at systemd itself leads the whole search path elsewhere.
+	if why := persistsWhy("/run/user/1000/systemd"); why != persistRuntimeDir {
+		t.Errorf("/run/user/1000/systemd persists as %q, want %q", why, persistRuntimeDir)
+	}
+}
