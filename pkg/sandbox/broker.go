@@ -916,7 +916,10 @@ func runConfined(ctx context.Context, spec Spec, bwrap, cwd string, gate *turnGa
 	// The caller's XDG_RUNTIME_DIR where it names the runtime directory
 	// the run shows, as a hook under Claude Code has it: $XDG_RUNTIME_DIR/x
 	// is then recorded, where without it the hook wrote to "/x" and failed.
-	if x, ok := os.LookupEnv("XDG_RUNTIME_DIR"); ok && x != runLock && slices.Contains(cfg.RunAreas, x) {
+	// It is passed as the caller has it, also where it names the directory
+	// by another spelling (/run/user/1000/, with a trailing slash, as
+	// pam_systemd's never is but a user's profile may set it).
+	if x, ok := os.LookupEnv("XDG_RUNTIME_DIR"); ok && filepath.IsAbs(x) && filepath.Clean(x) != runLock && slices.Contains(cfg.RunAreas, filepath.Clean(x)) {
 		cfg.Env = replaceEnv(cfg.Env, "XDG_RUNTIME_DIR", x)
 	}
 	// With an id-mapped tree the tool caches are handed id-mapped too
