@@ -109,6 +109,13 @@ func persistsWhy(path string) string {
 	return ""
 }
 
+// aboveIn says whether rel is dir (which ends in "/") or a directory
+// above it, without the "/": ".config" and ".config/systemd/user" of
+// ".config/systemd/user/".
+func aboveIn(rel, dir string) bool {
+	return rel != "" && len(rel) < len(dir) && dir[len(rel)] == '/' && strings.HasPrefix(dir, rel)
+}
+
 // runtimeUnitDirs are the directories of the caller's runtime directory
 // systemd's user manager reads units from (systemd.unit(5), the user
 // unit search path): systemd/user, and those it keeps for
@@ -213,6 +220,16 @@ func treePersistsWhy(segs []string) string {
 			return persistProject
 		case s == ".claude" && len(rest) > 1 && rest[0] == "rules" && strings.HasSuffix(last, ".md"):
 			return persistMemory
+		// A non-directory where git and Claude Code read a directory (a
+		// link .git/hooks -> ../x, .claude -> x): what it leads to, which
+		// the record names by another path, is read as that directory.
+		case s == ".git" && len(rest) == 1 && rest[0] == "hooks":
+			return persistGitHook
+		case s == ".claude" && len(rest) == 0,
+			s == ".claude" && len(rest) == 1 && (rest[0] == "commands" || rest[0] == "agents" || rest[0] == "skills"):
+			return persistProject
+		case s == ".claude" && len(rest) == 1 && rest[0] == "rules":
+			return persistMemory
 		}
 	}
 	return ""
@@ -245,19 +262,23 @@ func submoduleGitDir(rest []string) []string {
 }
 
 // homePersistsWhy is persistsWhy for rel, a path relative to HOME.
+// A non-directory at one of the directories it names, or at one above it
+// in HOME (a link ~/.config/systemd/user -> ../x, or ~/.config -> x),
+// leads the tool that reads it to what the record names by another path,
+// and is named as what it leads to would be.
 func homePersistsWhy(rel string) string {
 	under := func(dirs ...string) bool {
-		return slices.ContainsFunc(dirs, func(d string) bool { return strings.HasPrefix(rel, d) })
+		return slices.ContainsFunc(dirs, func(d string) bool { return strings.HasPrefix(rel, d) || aboveIn(rel, d) })
 	}
 	switch {
 	case rel == ".claude/settings.json" || rel == ".claude/settings.local.json" ||
 		under(".claude/commands/", ".claude/agents/", ".claude/skills/"):
 		return persistUser
-	case rel == ".claude/CLAUDE.md" || under(".claude/rules/") && strings.HasSuffix(rel, ".md"):
+	case rel == ".claude/CLAUDE.md" || strings.HasPrefix(rel, ".claude/rules/") && strings.HasSuffix(rel, ".md") || aboveIn(rel, ".claude/rules/"):
 		return persistMemory
 	case rel == ".claude.json":
 		return persistUserConfig
-	case under(".claude/plugins/") && !under(".claude/plugins/data/"):
+	case under(".claude/plugins/") && rel != ".claude/plugins/data" && !strings.HasPrefix(rel, ".claude/plugins/data/"):
 		return persistPlugins
 	case slices.Contains([]string{".bashrc", ".bash_aliases", ".bash_profile", ".bash_login", ".bash_logout", ".profile", ".zshrc", ".zshenv", ".zprofile", ".zlogin", ".zlogout", ".cshrc", ".tcshrc", ".kshrc"}, rel) ||
 		under(".config/fish/"):

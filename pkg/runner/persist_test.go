@@ -23,7 +23,7 @@ func TestPersistsWhy(t *testing.T) {
 		{".git/index", ""},
 		{".git/HEAD", persistGitHead},
 		{".git/refs/heads/dev", ""},
-		{".git/hooks", ""},
+		{".git/hooks", persistGitHook}, // a link there: persistNotices skips a directory
 		{".git/hooks/pre-commit.sample", ""},
 		{"vendor/x/.git/hooks/update.sample", ""},
 		{".claude/rules/style.md", persistMemory},
