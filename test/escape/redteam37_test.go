@@ -41,3 +41,25 @@ func TestRedteam37XDGRuntimeDirSpelledOtherwiseIsPassed(t *testing.T) {
 		})
 	}
 }
+
+// TestRedteam37FullRunAreaIsNamed: a hook that fills the scratch through
+// /run/lock or the caller's runtime directory, hiding the error, is told
+// as the scratch limit (limitHit: scratch), every file it left recorded,
+// as one that fills it through /var/tmp is: the run areas are the
+// scratch's.
+func TestRedteam37FullRunAreaIsNamed(t *testing.T) {
+	requireBwrap(t)
+	requireRoot(t, "it makes /run/user/UID on the host for each caller")
+	for _, r := range runners(t) {
+		t.Run(r.name, func(t *testing.T) {
+			rt := runtimeDirOf(t, r)
+			for _, place := range []string{"/run/lock", rt} {
+				hook := "i=0; while [ $i -lt 8 ]; do dd if=/dev/zero of=" + place + "/f$i bs=1M count=8 2>/dev/null; i=$((i+1)); done; exit 0"
+				res, code := runVigiles(t, r, redteam27Tree(t, nil), nil, "--limit-scratch", "32MiB", "--", "sh", "-c", hook)
+				if res.Tier != "confined" || code != 0 || res.LimitHit != "scratch" || len(res.Writes) != 8 {
+					t.Errorf("%s: tier %s, exit %d, limitHit %q, writes %q: want the scratch named and the 8 files recorded\n%s", place, res.Tier, code, res.LimitHit, res.writeLines(), res.raw)
+				}
+			}
+		})
+	}
+}
