@@ -168,14 +168,16 @@ func readWorkflowBase(ctx context.Context, getenv func(string) string, dir, comm
 
 // maxCalledFiles bounds the files a comparison reads of what a
 // workflow calls (reusable workflows, composite actions' action.yml),
-// each side's together: past it, a file is read as none.
+// each side's apart: past it, a read is an error, which the comparison
+// names as a warning. Apart, as what the change calls cannot use up
+// what is read of the base's.
 const maxCalledFiles = 256
 
 // errTooManyCalled is a read past maxCalledFiles.
-var errTooManyCalled = errors.New("more files called than vigiles reads")
+var errTooManyCalled = fmt.Errorf("more than %d files called, which vigiles does not read", maxCalledFiles)
 
 // calledReader is read (runner.WorkflowBase.Read), each file read once,
-// at most maxCalledFiles of them.
+// at most maxCalledFiles of them a side.
 func calledReader(read func(base bool, p string) ([]byte, bool, error)) func(bool, string) ([]byte, bool, error) {
 	type got struct {
 		data  []byte
@@ -183,14 +185,16 @@ func calledReader(read func(base bool, p string) ([]byte, bool, error)) func(boo
 		err   error
 	}
 	memo := map[string]got{}
+	count := map[bool]int{}
 	return func(base bool, p string) ([]byte, bool, error) {
 		key := fmt.Sprint(base, "\x00", p)
 		if g, ok := memo[key]; ok {
 			return g.data, g.there, g.err
 		}
-		if len(memo) >= maxCalledFiles {
+		if count[base] >= maxCalledFiles {
 			return nil, false, errTooManyCalled
 		}
+		count[base]++
 		data, there, err := read(base, p)
 		memo[key] = got{data, there, err}
 		return data, there, err

@@ -97,6 +97,11 @@ type callState struct {
 	wraps map[string]bool       // by side, kind and path
 	files map[string]*yaml.Node // parsed, nil where none
 	seen  map[string]bool       // the pairs of files compared
+	// unread is the first file of what is called that could not be
+	// read (Read's error: past the files the caller reads, too large, a
+	// git failure), read as none; said is set once a finding says so.
+	unread, unreadErr string
+	said              bool
 }
 
 // maxCalledDocs bounds the pairs of called files one comparison
@@ -164,6 +169,13 @@ func (s *seer) file(p string) ([]byte, bool) {
 		return nil, false
 	}
 	data, there, err := s.read(s.base, p)
+	if err != nil && s.st != nil && s.st.unread == "" {
+		side := "the change's"
+		if s.base {
+			side = "the base's"
+		}
+		s.st.unread, s.st.unreadErr = side+" "+strconv.Quote(p), err.Error()
+	}
 	if err != nil || !there {
 		return nil, false
 	}
@@ -725,6 +737,12 @@ func compareDoc(w *WorkflowBase, baseName string, st *callState, depth int) []re
 			}
 			child(bp, h.path, false)
 		}
+	}
+	if depth == 0 && st.unread != "" && !st.said {
+		// A file read as none may hold the vigiles step a check runs,
+		// on either side: what the comparison says of it is not known.
+		st.said = true
+		finds = append(finds, notCompared(report.SeverityWarning, "the workflow %s calls files of this repository not all of which were read: %s could not be (%s) and is read as none, as others past it may be, so a vigiles step such a file holds was not compared with %s's", shownName(w.Shown), st.unread, cutBytes(st.unreadErr, 400), baseName)...)
 	}
 	return finds
 }

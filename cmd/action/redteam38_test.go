@@ -1,0 +1,73 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/vigiles/action/pkg/report"
+	"github.com/vigiles/action/pkg/runner"
+	"github.com/vigiles/action/pkg/sandbox/sandboxtest"
+)
+
+// TestRedteam38CallsPastTheBudgetAreAWarning: round thirty-eight. A pull
+// request that weakens the composite action its check runs vigiles
+// through, and adds a job of many uses: ./… of directories that hold no
+// action, ahead of the check: each is looked up, and the files read of
+// what the workflow calls reach maxCalledFiles before the check's
+// composite action is. Before, the base's reads shared that budget with
+// the head's, so the base's composite action read as none too, neither
+// side held a vigiles step vigiles knew, and the run said only a notice
+// that the workflow names no vigiles step, the weakening unnamed.
+func TestRedteam38CallsPastTheBudgetAreAWarning(t *testing.T) {
+	sandboxtest.RequireConfinement(t)
+	s := newHostileStep(t)
+	s.env["INPUT_BASELINE"] = runner.DefaultBaseline
+	src, _ := filepath.EvalSymlinks(t.TempDir())
+	wf := ".github/workflows/vigiles.yml"
+	writeFilesIn(t, src, callsFiles(wf))
+	base := commitBase(t, src)
+	head := callsFiles(wf, "sandbox: strict\n        fail-level", "sandbox: off\n        fail-level")
+	junk := "on: [pull_request]\njobs:\n  aaa:\n    runs-on: ubuntu-latest\n    steps:\n"
+	for i := range maxCalledFiles {
+		junk += fmt.Sprintf("      - uses: ./n%d\n", i)
+	}
+	head[wf] = junk + strings.TrimPrefix(head[wf], "on: [pull_request]\njobs:\n")
+	writeFilesIn(t, src, head)
+	gitIn(t, src, "commit", "-q", "-a", "-m", "ci: lint")
+
+	shallowCheckout(t, s, src)
+	event := strings.Replace(prPayload, "1111111111111111111111111111111111111111", base, 1)
+	if err := os.WriteFile(s.env["GITHUB_EVENT_PATH"], []byte(event), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s.env["GITHUB_WORKFLOW_REF"] = "octo/plugins/" + wf + "@refs/pull/7/merge"
+	getenv := func(k string) string { return s.env[k] }
+	deps := actionDeps{test: runner.Test, audit: runner.Audit, httpClient: s.srv.Client()}
+	s.exitCode = exitCode(runActionWith(context.Background(), nil, getenv, &s.stdout, &s.stderr, deps), &s.stderr, true)
+	_, rep := checkStepInert(t, s)
+	unread := findingsOf(rep, runner.RulePolicyBase)
+	if !slices.ContainsFunc(unread, func(f report.Finding) bool {
+		return f.Severity == report.SeverityWarning && strings.Contains(f.Message, "not all of which were read") && strings.Contains(f.Message, "more than 256 files called")
+	}) {
+		t.Errorf("findings %+v, want a policy/base-unread warning that what is called was not all read", unread)
+	}
+	// The base's own calls read in full: its check's job and step that
+	// the change's no longer reach are named.
+	want := map[string]string{wf + ":262": `the job "audit", which called ".github/workflows/audit.yml" and its vigiles steps, is removed`, wf + ":267": `vigiles step 1 of the job "check" is removed`}
+	for _, f := range findingsOf(rep, runner.RulePolicyWeakened) {
+		at := f.Location.File + ":" + strconv.Itoa(f.Location.Line)
+		if w, ok := want[at]; !ok || !strings.Contains(f.Message, w) {
+			t.Errorf("a finding other than wanted at %s: %+v", at, f)
+		}
+		delete(want, at)
+	}
+	if len(want) != 0 {
+		t.Errorf("not named: %v; findings %+v", want, rep.Findings)
+	}
+}
