@@ -97,6 +97,7 @@ type callState struct {
 	wraps map[string]bool       // by side, kind and path
 	files map[string]*yaml.Node // parsed, nil where none
 	seen  map[string]bool       // the pairs of files compared
+	pairs int                   // those of them the base has a file of
 	// unread is the first file of what is called that could not be
 	// read (Read's error: past the files the caller reads, too large, a
 	// git failure), read as none; said is set once a finding says so.
@@ -692,7 +693,11 @@ func compareDoc(w *WorkflowBase, baseName string, st *callState, depth int) []re
 		if st.seen[key] || depth >= maxCallDepth {
 			return
 		}
-		if len(st.seen) >= maxCalledDocs {
+		// Only pairs of which the base has a file count: one the change
+		// adds is compared with nothing, and what it reads is bounded by
+		// Read; counted, a change's new files would push the base's past
+		// the bound.
+		if basePath != "" && st.pairs >= maxCalledDocs {
 			if !st.seen["\x00over"] {
 				st.seen["\x00over"] = true
 				finds = append(finds, notCompared(report.SeverityNotice, "the workflow %s calls more than %d reusable workflows and composite actions of this repository with vigiles steps: those past them were not compared with %s's", shownName(w.Shown), maxCalledDocs, baseName)...)
@@ -700,6 +705,9 @@ func compareDoc(w *WorkflowBase, baseName string, st *callState, depth int) []re
 			return
 		}
 		st.seen[key] = true
+		if basePath != "" {
+			st.pairs++
+		}
 		c := &WorkflowBase{LocalAction: w.LocalAction, Read: w.Read, CalledApart: w.CalledApart}
 		var ok bool
 		if action {

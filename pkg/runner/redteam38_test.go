@@ -1,0 +1,45 @@
+package runner
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/vigiles/action/pkg/report"
+)
+
+// TestRedteam38NewCallsUseNoneOfTheComparedPairs: round thirty-eight. A
+// pull request that adds, ahead of its check's composite action, more
+// composite actions of its own that wrap vigiles than the pairs of files
+// compared (maxCalledDocs), and weakens the check's: the new ones, which
+// the base has not, are compared with nothing and count for nothing, so
+// the check's composite action is compared and its weakening named.
+// Before, each new one was a pair compared, the check's fell past the
+// bound, and the weakening was one notice that those past it were not
+// compared.
+func TestRedteam38NewCallsUseNoneOfTheComparedPairs(t *testing.T) {
+	head := callFiles()
+	head[compositeFile] = strings.Replace(compositeAction, "sandbox: strict", "sandbox: off", 1)
+	var adds strings.Builder
+	for i := range maxCalledDocs + 1 {
+		fmt.Fprintf(&adds, "      - uses: ./new%d\n", i)
+		head[fmt.Sprintf("new%d/action.yml", i)] = compositeAction
+	}
+	head[callerFile] = strings.Replace(callerWorkflow, "      - id: wrapped\n", adds.String()+"      - id: wrapped\n", 1)
+	var weakened []report.Finding
+	for _, f := range callFindings(callFiles(), head, false) {
+		switch {
+		case f.Rule == RulePolicyWeakened:
+			weakened = append(weakened, f)
+		case f.Rule == RulePolicyBase && strings.Contains(f.Message, "those past them were not compared"):
+			t.Errorf("%+v, want no pair past the bound: the new composite actions are compared with nothing", f)
+		}
+	}
+	var found bool
+	for _, f := range weakened {
+		found = found || (f.Location.File == compositeFile && f.Location.Line == 11 && strings.Contains(f.Message, `has sandbox: "off", where it was "strict"`))
+	}
+	if !found {
+		t.Errorf("findings %+v, want the composite action's sandbox: off named at %s:11", weakened, compositeFile)
+	}
+}
