@@ -43,3 +43,26 @@ func TestRedteam38NewCallsUseNoneOfTheComparedPairs(t *testing.T) {
 		t.Errorf("findings %+v, want the composite action's sandbox: off named at %s:11", weakened, compositeFile)
 	}
 }
+
+// TestRedteam38StepsPastTheBoundAreAWarning: round thirty-eight. A pull
+// request that puts more vigiles steps than vigiles compares
+// (maxWorkflowSteps, each if: false) into the composite action its check
+// runs, and weakens the check's own step there: that file is not
+// compared, a policy/base-unread warning, as the change took it past the
+// bound. Before, it was a notice, the check green and the weakening
+// unnamed.
+func TestRedteam38StepsPastTheBoundAreAWarning(t *testing.T) {
+	head := callFiles()
+	many := strings.Repeat("    - uses: vigiles/action@v1\n      if: false\n", maxWorkflowSteps)
+	head[compositeFile] = strings.Replace(strings.Replace(compositeAction, "sandbox: strict", "sandbox: off", 1), "  steps:\n", "  steps:\n"+many, 1)
+	finds := callFindings(callFiles(), head, false)
+	if len(finds) != 1 || finds[0].Rule != RulePolicyBase || finds[0].Severity != report.SeverityWarning || finds[0].Location.File != compositeFile ||
+		!strings.Contains(finds[0].Message, "holds more than 1000 vigiles steps") {
+		t.Errorf("findings %+v, want one policy/base-unread warning at %s that it holds more steps than are compared", finds, compositeFile)
+	}
+	// A base past the bound is the repository's own: a notice.
+	finds = callFindings(head, head, false)
+	if len(finds) != 1 || finds[0].Rule != RulePolicyBase || finds[0].Severity != report.SeverityNotice {
+		t.Errorf("findings %+v, want one policy/base-unread notice where the base too is past the bound", finds)
+	}
+}

@@ -600,7 +600,13 @@ func compareDoc(w *WorkflowBase, baseName string, st *callState, depth int) []re
 	}
 	base := vigilesSteps(root, bs)
 	if len(base) > maxWorkflowSteps || len(heads) > maxWorkflowSteps {
-		return notCompared(report.SeverityNotice, "the workflow %s holds more than %d vigiles steps, which vigiles does not compare with %s's", shownName(w.Shown), maxWorkflowSteps, baseName)
+		// Where the change takes the file past the bound, it may hide a
+		// weakening among them: a warning.
+		sev := report.SeverityWarning
+		if len(base) > maxWorkflowSteps {
+			sev = report.SeverityNotice
+		}
+		return notCompared(sev, "the workflow %s holds more than %d vigiles steps, which vigiles does not compare with %s's", shownName(w.Shown), maxWorkflowSteps, baseName)
 	}
 	at := func(n *yaml.Node) report.Location {
 		l := file
