@@ -66,3 +66,32 @@ func TestRedteam38StepsPastTheBoundAreAWarning(t *testing.T) {
 		t.Errorf("findings %+v, want one policy/base-unread notice where the base too is past the bound", finds)
 	}
 }
+
+// TestRedteam38InputRemovedFromTheCalledFileIsNamed: round thirty-eight.
+// A pull request that removes from the called file (a composite action's
+// inputs, a reusable workflow's on.workflow_call.inputs) the input whose
+// default its vigiles step reads, or empties inputs: to null: a caller
+// that leaves it unset then passes vigiles "" where it passed the
+// default (GitHub gives a composite action each with: value, declared or
+// not, and its declared defaults). Each is named at the file's inputs,
+// where before only a default changed in an input the head still had
+// was.
+func TestRedteam38InputRemovedFromTheCalledFileIsNamed(t *testing.T) {
+	for _, tt := range []struct {
+		name, file, old, new string
+		at                   string
+	}{
+		{"composite input removed", compositeFile, "inputs:\n  level:\n    default: warning\n", "inputs:\n  other:\n    description: x\n", compositeFile + ":2"},
+		{"composite inputs emptied", compositeFile, "inputs:\n  level:\n    default: warning\n", "inputs:\n", compositeFile + ":2"},
+		{"called input removed", calledFile, "    inputs:\n      level:\n        type: string\n        default: warning\n", "    inputs: {}\n", calledFile + ":3"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			head := callFiles()
+			if !strings.Contains(head[tt.file], tt.old) {
+				t.Fatalf("%s has no %q", tt.file, tt.old)
+			}
+			head[tt.file] = strings.Replace(head[tt.file], tt.old, tt.new, 1)
+			checkFindings(t, tt.name, callFindings(callFiles(), head, false), map[string]string{tt.at: `the input "level", whose default was "warning", is removed`})
+		})
+	}
+}

@@ -849,35 +849,51 @@ func compareWith(b, h *yaml.Node, what string, at func(*yaml.Node) report.Locati
 
 // compareDefaults names each input of a called file (a reusable
 // workflow's on.workflow_call.inputs, a composite action's inputs)
-// whose default h has not as b had it.
+// whose default h has not as b had it, and each input with a default
+// that h has not at all: a caller that leaves it unset then passes "".
 func compareDefaults(b, h *yaml.Node, at func(*yaml.Node) report.Location) []policyChange {
-	inputs := func(root *yaml.Node) *yaml.Node {
+	// inputs is the file's inputs, and the key nearest them it has.
+	inputs := func(root *yaml.Node) (in, key *yaml.Node) {
 		if isComposite(root) {
-			in, _ := wfValue(root, "inputs")
-			return in
+			return wfValue(root, "inputs")
 		}
-		on, _ := wfValue(root, "on")
-		call, _ := wfValue(on, "workflow_call")
-		in, _ := wfValue(call, "inputs")
-		return in
+		on, onKey := wfValue(root, "on")
+		call, callKey := wfValue(on, "workflow_call")
+		in, key = wfValue(call, "inputs")
+		for _, k := range []*yaml.Node{callKey, onKey} {
+			if key == nil {
+				key = k
+			}
+		}
+		return in, key
 	}
-	bin, hin := inputs(b), inputs(h)
-	if hin == nil || hin.Kind != yaml.MappingNode {
-		return nil
-	}
+	bin, _ := inputs(b)
+	hin, hinKey := inputs(h)
 	var ch []policyChange
-	for i := 0; i+1 < len(hin.Content); i += 2 {
-		name := scalarText(hin.Content[i])
-		bi, _ := wfValue(bin, name)
-		bd, _ := wfValue(bi, "default")
-		hd, hk := wfValue(hin.Content[i+1], "default")
-		if scalarText(hd) == scalarText(bd) {
-			continue
+	if hin != nil && hin.Kind == yaml.MappingNode {
+		for i := 0; i+1 < len(hin.Content); i += 2 {
+			name := scalarText(hin.Content[i])
+			bi, _ := wfValue(bin, name)
+			bd, _ := wfValue(bi, "default")
+			hd, hk := wfValue(hin.Content[i+1], "default")
+			if scalarText(hd) == scalarText(bd) {
+				continue
+			}
+			if hk == nil {
+				hk = hin.Content[i]
+			}
+			ch = append(ch, policyChange{at(hk), fmt.Sprintf("the input %s has default: %q, where it was %q%s: it reaches the vigiles step where a caller leaves it unset", strconv.Quote(name), cutBytes(scalarText(hd), 1000), cutBytes(scalarText(bd), 1000), exprNote(scalarText(hd)))})
 		}
-		if hk == nil {
-			hk = hin.Content[i]
+	}
+	if bin != nil && bin.Kind == yaml.MappingNode {
+		for i := 0; i+1 < len(bin.Content); i += 2 {
+			name := scalarText(bin.Content[i])
+			bd, _ := wfValue(bin.Content[i+1], "default")
+			if _, hk := wfValue(hin, name); hk != nil || scalarText(bd) == "" {
+				continue
+			}
+			ch = append(ch, policyChange{at(hinKey), fmt.Sprintf("the input %s, whose default was %q, is removed: where a caller leaves it unset, ${{ inputs.%s }} is now empty where it was that default", strconv.Quote(name), cutBytes(scalarText(bd), 1000), cutBytes(name, 200))})
 		}
-		ch = append(ch, policyChange{at(hk), fmt.Sprintf("the input %s has default: %q, where it was %q%s: it reaches the vigiles step where a caller leaves it unset", strconv.Quote(name), cutBytes(scalarText(hd), 1000), cutBytes(scalarText(bd), 1000), exprNote(scalarText(hd)))})
 	}
 	return ch
 }
