@@ -71,3 +71,55 @@ func TestRedteam38CallsPastTheBudgetAreAWarning(t *testing.T) {
 		t.Errorf("not named: %v; findings %+v", want, rep.Findings)
 	}
 }
+
+// TestRedteam38HostileNamesOfCalledFilesAreInert: round thirty-eight. A
+// pull request whose check runs vigiles through a composite action and
+// a reusable workflow of the repository named with hostile text
+// (hostileFile's: a workflow command after LF and CR, markdown),
+// and weakens both: the findings at those files, and the messages that
+// quote their paths, reach every surface the action writes inert
+// (checkStepInert), and each weakening is named at its file.
+func TestRedteam38HostileNamesOfCalledFilesAreInert(t *testing.T) {
+	sandboxtest.RequireConfinement(t)
+	s := newHostileStep(t)
+	s.env["INPUT_BASELINE"] = runner.DefaultBaseline
+	src, _ := filepath.EvalSymlinks(t.TempDir())
+	wf := ".github/workflows/vigiles.yml"
+	// GitHub refuses a local uses: with an @ (a ref): the name is
+	// hostileFile's without its mention.
+	name := strings.ReplaceAll(hostileFile, "@", "")
+	dir, called := ".github/actions/"+name, ".github/workflows/"+name+".yml"
+	files := func(weaken ...string) map[string]string {
+		f := callsFiles(wf, weaken...)
+		f[wf] = strings.NewReplacer("./.github/workflows/audit.yml", jsonString(t, "./"+called), "./.github/actions/check", jsonString(t, "./"+dir)).Replace(f[wf])
+		f[called], f[dir+"/action.yml"] = f[".github/workflows/audit.yml"], f[".github/actions/check/action.yml"]
+		delete(f, ".github/workflows/audit.yml")
+		delete(f, ".github/actions/check/action.yml")
+		return f
+	}
+	writeFilesIn(t, src, files())
+	base := commitBase(t, src)
+	writeFilesIn(t, src, files("sandbox: strict", "sandbox: off"))
+	gitIn(t, src, "commit", "-q", "-a", "-m", "ci: quieter")
+
+	shallowCheckout(t, s, src)
+	event := strings.Replace(prPayload, "1111111111111111111111111111111111111111", base, 1)
+	if err := os.WriteFile(s.env["GITHUB_EVENT_PATH"], []byte(event), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s.env["GITHUB_WORKFLOW_REF"] = "octo/plugins/" + wf + "@refs/pull/7/merge"
+	getenv := func(k string) string { return s.env[k] }
+	deps := actionDeps{test: runner.Test, audit: runner.Audit, httpClient: s.srv.Client()}
+	s.exitCode = exitCode(runActionWith(context.Background(), nil, getenv, &s.stdout, &s.stderr, deps), &s.stderr, true)
+	_, rep := checkStepInert(t, s)
+	want := map[string]bool{called: true, dir + "/action.yml": true}
+	for _, f := range findingsOf(rep, runner.RulePolicyWeakened, runner.RulePolicyBase) {
+		if !want[f.Location.File] || f.Rule != runner.RulePolicyWeakened || !strings.Contains(f.Message, `has sandbox: "off", where it was "strict"`) {
+			t.Errorf("a finding other than wanted: %+v", f)
+		}
+		delete(want, f.Location.File)
+	}
+	if len(want) != 0 {
+		t.Errorf("not named at %v; findings %+v", want, rep.Findings)
+	}
+}
