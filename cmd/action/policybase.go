@@ -290,6 +290,12 @@ func readLocalWorkflows(ctx context.Context, dir, commit string) (ws []*runner.W
 		} else {
 			abs = filepath.Join(d, filepath.Base(abs))
 		}
+		if fi, err := os.Lstat(abs); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+			// GitHub follows it where vigiles does not: not none, where
+			// an action.yaml beside a linked action.yml would be read in
+			// its place.
+			return nil, false, errors.New("it is a symbolic link, which vigiles does not follow")
+		}
 		return workTreeFile(abs, maxBasePolicy)
 	})
 	sorted := slices.Sorted(maps.Keys(names))

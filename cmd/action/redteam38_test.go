@@ -123,3 +123,33 @@ func TestRedteam38HostileNamesOfCalledFilesAreInert(t *testing.T) {
 		t.Errorf("not named at %v; findings %+v", want, rep.Findings)
 	}
 }
+
+// TestRedteam38LocalLinkedActionFileIsAWarning: round thirty-eight.
+// Locally (--policy-base), a composite action whose action.yml the
+// change makes a link to a weakened copy (GitHub follows it, and reads
+// action.yml before action.yaml) beside an action.yaml as the base's
+// action.yml was: the link is not followed, and is a policy/base-unread
+// warning. Before, the link read as no file, action.yaml was read in its
+// place, and the check compared as unchanged, nothing named.
+func TestRedteam38LocalLinkedActionFileIsAWarning(t *testing.T) {
+	sandboxtest.RequireConfinement(t)
+	files := callsFiles(".github/workflows/vigiles.yml")
+	top, sub := localRepo(t, map[string]string{"vigiles.yml": files[".github/workflows/vigiles.yml"], "audit.yml": files[".github/workflows/audit.yml"]})
+	writeFilesIn(t, top, map[string]string{".github/actions/check/action.yml": callsComposite})
+	gitIn(t, top, "add", "-A")
+	gitIn(t, top, "commit", "-q", "-m", "ci: the composite action")
+	action := filepath.Join(top, ".github/actions/check")
+	writeFilesIn(t, top, map[string]string{".github/actions/check/action.yaml": callsComposite, ".github/actions/weak/action.yml": strings.Replace(callsComposite, "sandbox: strict", "sandbox: off", 1)})
+	if err := os.Remove(filepath.Join(action, "action.yml")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("../weak/action.yml", filepath.Join(action, "action.yml")); err != nil {
+		t.Fatal(err)
+	}
+
+	_, rep := reportOf(t, "audit", "--dir", sub, "--policy-base", "HEAD")
+	fs := findingsOf(rep, runner.RulePolicyBase)
+	if len(fs) != 1 || fs[0].Severity != report.SeverityWarning || !strings.Contains(fs[0].Message, `".github/actions/check/action.yml" could not be (it is a symbolic link`) {
+		t.Errorf("findings %+v, want one policy/base-unread warning that the link was not read", rep.Findings)
+	}
+}
