@@ -95,3 +95,18 @@ func TestRedteam38InputRemovedFromTheCalledFileIsNamed(t *testing.T) {
 		})
 	}
 }
+
+// TestRedteam38MatrixOfTheVigilesJobIsNamed: round thirty-eight. A pull
+// request that leaves the vigiles step's sandbox: ${{ matrix.sandbox }}
+// as it was and changes the matrix its job (in the reusable workflow it
+// calls) runs with, strict to off: the job's strategy: is named. Before,
+// the input's text was unchanged and strategy: was compared only on a
+// calling job, so the check ran without its sandbox unnamed.
+func TestRedteam38MatrixOfTheVigilesJobIsNamed(t *testing.T) {
+	base := callFiles()
+	base[calledFile] = strings.NewReplacer("    runs-on: ubuntu-latest\n", "    runs-on: ubuntu-latest\n    strategy:\n      matrix:\n        sandbox: [strict]\n",
+		"sandbox: strict", "sandbox: ${{ matrix.sandbox }}").Replace(calledWorkflow)
+	head := callFiles()
+	head[calledFile] = strings.Replace(base[calledFile], "sandbox: [strict]", "sandbox: [off]", 1)
+	checkFindings(t, "matrix", callFindings(base, head, false), map[string]string{calledFile + ":10": `the job "vigiles" has strategy: "matrix:\n    sandbox: [off]", where it was "matrix:\n    sandbox: [strict]"`})
+}

@@ -982,7 +982,7 @@ func stepText(n *yaml.Node) string {
 // needs that fails or is skipped skips it, and a skipped job's check
 // reads as passed), a container: it had not or another (whose docker,
 // git and shell the step runs), defaults: (the shell of its run: steps,
-// a custom one among them), its env:, and each step before the
+// a custom one among them), strategy: (what ${{ matrix.x }} reads), its env:, and each step before the
 // job's last vigiles step that the base's job had not before its own,
 // as written: such a step runs the change's code ahead of the check, and
 // may rewrite all that vigiles reads (the work tree, the policy file,
@@ -994,6 +994,7 @@ func compareJob(b, h *workflowStep, bs, hs *seer, at func(*yaml.Node) report.Loc
 		{"needs", "a job it needs that fails or is skipped skips this one, and a skipped job's check reads as passed"},
 		{"container", "the step runs in that image, with its docker, git and shell"},
 		{"defaults", "the job's run: steps before vigiles run in the shell and directory it sets"},
+		{"strategy", "a matrix sets what its steps' expressions read (an input ${{ matrix.x }} whose text is unchanged)"},
 	} {
 		bv, _ := wfValue(b.jobNode, key.name)
 		hv, hk := wfValue(h.jobNode, key.name)
