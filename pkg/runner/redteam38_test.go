@@ -110,3 +110,20 @@ func TestRedteam38MatrixOfTheVigilesJobIsNamed(t *testing.T) {
 	head[calledFile] = strings.Replace(base[calledFile], "sandbox: [strict]", "sandbox: [off]", 1)
 	checkFindings(t, "matrix", callFindings(base, head, false), map[string]string{calledFile + ":10": `the job "vigiles" has strategy: "matrix:\n    sandbox: [off]", where it was "matrix:\n    sandbox: [strict]"`})
 }
+
+// TestRedteam38JobTheCheckNeedsSkippedIsNamed: round thirty-eight. A
+// pull request that leaves its check's jobs as they were and gives a job
+// they need (itself, or through another) an if: false: skipped, it skips
+// the check, whose skipped job reads as passed. The needed job's if: is
+// named, where only the check's own job's needs: and if: were compared.
+func TestRedteam38JobTheCheckNeedsSkippedIsNamed(t *testing.T) {
+	base := callFiles()
+	base[callerFile] = strings.NewReplacer("  audit:\n", "  lint:\n    runs-on: ubuntu-latest\n    steps: [{run: make lint}]\n  pre:\n    needs: [lint]\n    runs-on: ubuntu-latest\n    steps: [{run: make}]\n  audit:\n    needs: pre\n",
+		"  check:\n", "  check:\n    needs: [lint]\n").Replace(callerWorkflow)
+	head := callFiles()
+	head[callerFile] = strings.Replace(base[callerFile], "  lint:\n", "  lint:\n    if: github.actor == 'x'\n", 1)
+	checkFindings(t, "needed", callFindings(base, head, false), map[string]string{callerFile + ":4": `the job "lint", which the job "check" needs, runs if: "github.actor == 'x'" (not evaluated here), where it had none`})
+	// pre's own if: changed is named too, as the job audit needs.
+	head[callerFile] = strings.Replace(base[callerFile], "  pre:\n", "  pre:\n    if: false\n", 1)
+	checkFindings(t, "needed through another", callFindings(base, head, false), map[string]string{callerFile + ":7": `the job "pre", which the job "audit" needs, runs if: "false"`})
+}

@@ -672,6 +672,7 @@ func compareDoc(w *WorkflowBase, baseName string, st *callState, depth int) []re
 		// The workflow's env reaches every job's steps, and its defaults
 		// choose the shell of each run: step before vigiles.
 		ch = append(ch, compareEnv(root, head, "the workflow", at)...)
+		ch = append(ch, compareNeeded(root, head, jobsDone, at)...)
 		bd, _ := wfValue(root, "defaults")
 		if hd, hk := wfValue(head, "defaults"); hk != nil && scalarText(hd) != scalarText(bd) {
 			ch = append(ch, policyChange{at(hk), fmt.Sprintf("the workflow has defaults: %q, where it was %q: the run: steps before vigiles run in the shell and directory it sets", scalarText(hd), scalarText(bd))})
@@ -803,6 +804,64 @@ func compareCall(b, h *workflowCall, at func(*yaml.Node) report.Location) []poli
 		}
 	}
 	ch = append(ch, compareWith(b.jobNode, h.jobNode, what, at)...)
+	return ch
+}
+
+// maxNeeded bounds the jobs compareNeeded follows through needs:.
+const maxNeeded = 1000
+
+// compareNeeded names each job that a job of done (one that holds or
+// calls a vigiles step) needs in h, itself or through another job, whose
+// if: is not as the base's job of that id had it: a job skipped skips each job that
+// needs it (one without an if: of its own that says always()), and a
+// skipped job's check reads as passed.
+func compareNeeded(b, h *yaml.Node, done map[string]bool, at func(*yaml.Node) report.Location) []policyChange {
+	bjobs, _ := wfValue(b, "jobs")
+	hjobs, _ := wfValue(h, "jobs")
+	needs := func(job *yaml.Node) []string {
+		n, _ := wfValue(job, "needs")
+		switch {
+		case n == nil:
+			return nil
+		case n.Kind == yaml.SequenceNode:
+			var out []string
+			for _, e := range n.Content {
+				out = append(out, scalarText(e))
+			}
+			return out
+		}
+		return []string{scalarText(n)}
+	}
+	var queue []string
+	for name := range done {
+		queue = append(queue, name)
+	}
+	slices.Sort(queue)
+	seen := map[string]bool{}
+	var ch []policyChange
+	for len(queue) > 0 && len(seen) < maxNeeded {
+		job, _ := wfValue(hjobs, queue[0])
+		by := queue[0]
+		queue = queue[1:]
+		for _, name := range needs(job) {
+			if seen[name] || done[name] {
+				continue
+			}
+			seen[name] = true
+			queue = append(queue, name)
+			hj, _ := wfValue(hjobs, name)
+			bj, _ := wfValue(bjobs, name)
+			bif, _ := wfValue(bj, "if")
+			hif, hk := wfValue(hj, "if")
+			if hk != nil && scalarText(hif) != scalarText(bif) {
+				was := "it had none"
+				if bif != nil {
+					was = fmt.Sprintf("it was %q", scalarText(bif))
+				}
+				ch = append(ch, policyChange{at(hk), fmt.Sprintf("the job %q, which the job %q needs, runs if: %q (not evaluated here), where %s: skipped, it skips the jobs that need it, and a skipped job's check reads as passed", name, by, scalarText(hif), was)})
+			}
+		}
+	}
 	return ch
 }
 
