@@ -269,8 +269,16 @@ func readLocalWorkflows(ctx context.Context, dir, commit string) (ws []*runner.W
 			names[name] = true
 		}
 	}
-	// The work tree's: its regular files, links not followed.
-	entries, _ := os.ReadDir(filepath.Join(topDir, workflowsDir))
+	// The work tree's: its regular files, links not followed, nor a
+	// .github or .github/workflows that is a link (GitHub reads the
+	// commit's tree, where a link is no directory): then it has none.
+	var entries []os.DirEntry
+	wfDir := filepath.Join(topDir, filepath.FromSlash(workflowsDir))
+	d, err := filepath.EvalSymlinks(wfDir)
+	inTree := err == nil && d == wfDir
+	if inTree {
+		entries, _ = os.ReadDir(wfDir)
+	}
 	for _, e := range entries {
 		if e.Type().IsRegular() && workflowName(e.Name()) {
 			names[e.Name()] = true
@@ -308,7 +316,10 @@ func readLocalWorkflows(ctx context.Context, dir, commit string) (ws []*runner.W
 		w := &runner.WorkflowBase{Shown: shown, File: relToDir(dir, topDir, shown), Read: read, CalledApart: true}
 		ws = append(ws, w)
 		var there bool
-		w.Head, there, err = workTreeFile(filepath.Join(topDir, filepath.FromSlash(shown)), maxBasePolicy)
+		err = nil
+		if inTree {
+			w.Head, there, err = workTreeFile(filepath.Join(topDir, filepath.FromSlash(shown)), maxBasePolicy)
+		}
 		if err != nil {
 			w.Unread = fmt.Sprintf("reading the work tree's %s: %v", shown, err)
 			continue

@@ -153,3 +153,27 @@ func TestRedteam38LocalLinkedActionFileIsAWarning(t *testing.T) {
 		t.Errorf("findings %+v, want one policy/base-unread warning that the link was not read", rep.Findings)
 	}
 }
+
+// TestRedteam38LocalWorkflowsDirLinkedOutIsNotRead: round thirty-eight.
+// Locally, a work tree whose .github/workflows is a link out of the
+// repository (GitHub reads the commit's tree, where it is a link, and
+// runs none of it): no file there is read, where before the files of the
+// link's target were each read as a workflow of the change and named.
+func TestRedteam38LocalWorkflowsDirLinkedOutIsNotRead(t *testing.T) {
+	sandboxtest.RequireConfinement(t)
+	top, sub := localRepo(t, map[string]string{"other.yml": "on: [push]\njobs: {}\n"})
+	out, _ := filepath.EvalSymlinks(t.TempDir())
+	writeFilesIn(t, out, map[string]string{"outside.yml": callsFiles("x")[".github/workflows/audit.yml"]})
+	if err := os.RemoveAll(filepath.Join(top, ".github/workflows")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(out, filepath.Join(top, ".github/workflows")); err != nil {
+		t.Fatal(err)
+	}
+	_, rep := reportOf(t, "audit", "--dir", sub, "--policy-base", "HEAD")
+	for _, f := range rep.Findings {
+		if strings.Contains(f.Location.File, "outside.yml") || strings.Contains(f.Message, "outside.yml") {
+			t.Errorf("a file out of the repository read as its workflow: %+v", f)
+		}
+	}
+}
