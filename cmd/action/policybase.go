@@ -11,6 +11,7 @@ import (
 	"maps"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -147,7 +148,7 @@ func readWorkflowBase(ctx context.Context, getenv func(string) string, dir, comm
 		if base {
 			rev = commit
 		}
-		return blobAt(ctx, dir, rev, p, maxBasePolicy)
+		return calledBlobAt(ctx, dir, rev, p)
 	})
 	var there bool
 	w.Head, there, err = blobAt(ctx, dir, "HEAD", w.Shown, maxBasePolicy)
@@ -288,7 +289,7 @@ func readLocalWorkflows(ctx context.Context, dir, commit string) (ws []*runner.W
 	// work tree, within it (a link out of it is none).
 	read := calledReader(func(base bool, p string) ([]byte, bool, error) {
 		if base {
-			return blobAt(ctx, dir, commit, p, maxBasePolicy)
+			return calledBlobAt(ctx, dir, commit, p)
 		}
 		abs := filepath.Join(topDir, filepath.FromSlash(p))
 		if d, err := filepath.EvalSymlinks(filepath.Dir(abs)); err != nil {
@@ -302,7 +303,7 @@ func readLocalWorkflows(ctx context.Context, dir, commit string) (ws []*runner.W
 			// GitHub follows it where vigiles does not: not none, where
 			// an action.yaml beside a linked action.yml would be read in
 			// its place.
-			return nil, false, errors.New("it is a symbolic link, which vigiles does not follow")
+			return nil, false, errCalledLink
 		}
 		return workTreeFile(abs, maxBasePolicy)
 	})
@@ -484,6 +485,33 @@ func blobAt(ctx context.Context, dir, commit, rel string, max int) ([]byte, bool
 		return nil, false, err
 	}
 	return data, true, nil
+}
+
+// errCalledLink is a file of what a workflow calls that is a symbolic
+// link: the checkout makes it, and the runner follows it to its target
+// (an action.yml), where its blob is the target's name, which may itself
+// read as an action.
+var errCalledLink = errors.New("it is a symbolic link, which vigiles does not follow")
+
+// calledBlobAt is blobAt of a file of what a workflow calls, p, at most
+// maxBasePolicy bytes; a link (mode 120000 in its directory's tree) is
+// errCalledLink.
+func calledBlobAt(ctx context.Context, dir, commit, p string) ([]byte, bool, error) {
+	parent, name := path.Split(p)
+	list, err := git(ctx, dir, 16<<20, "ls-tree", "-z", "--end-of-options", commit+":"+strings.TrimSuffix(parent, "/"))
+	switch {
+	case errors.Is(err, errTooLarge):
+		return nil, false, err
+	case err != nil:
+		return nil, false, nil // no such directory: no file
+	}
+	for _, e := range strings.Split(string(list), "\x00") {
+		meta, n, ok := strings.Cut(e, "\t")
+		if ok && n == name && strings.HasPrefix(meta, "120000 ") {
+			return nil, false, errCalledLink
+		}
+	}
+	return blobAt(ctx, dir, commit, p, maxBasePolicy)
 }
 
 // errTooLarge is git's output past what the caller reads.

@@ -177,3 +177,52 @@ func TestRedteam38LocalWorkflowsDirLinkedOutIsNotRead(t *testing.T) {
 		}
 	}
 }
+
+// TestRedteam38LinkedActionFileAtHeadIsAWarning: round thirty-eight. A
+// pull request that makes its check's composite action.yml a link whose
+// target's text is itself a composite action as the base's was (flow
+// YAML, a slash written \x2f: one name), and adds a file of that name
+// beside it holding a weakened copy: the checkout makes the link, and
+// the runner follows it to the weakened copy. The link is not read as
+// its target's name: a policy/base-unread warning says it was not read.
+// Before, git's blob of the link, its target's text, was read as the
+// action, which compared as the base's, and nothing was named.
+func TestRedteam38LinkedActionFileAtHeadIsAWarning(t *testing.T) {
+	sandboxtest.RequireConfinement(t)
+	s := newHostileStep(t)
+	s.env["INPUT_BASELINE"] = runner.DefaultBaseline
+	src, _ := filepath.EvalSymlinks(t.TempDir())
+	wf := ".github/workflows/vigiles.yml"
+	writeFilesIn(t, src, callsFiles(wf))
+	base := commitBase(t, src)
+	dir := filepath.Join(src, ".github/actions/check")
+	target := `{name: check, inputs: {level: {default: warning}}, runs: {using: composite, steps: [{uses: "vigiles\x2faction@v1", with: {sandbox: strict, fail-level: "${{ inputs.level }}"}}]}}`
+	weak := strings.Replace(callsComposite, "sandbox: strict", "sandbox: off", 1)
+	if err := os.WriteFile(filepath.Join(dir, target), []byte(weak), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(filepath.Join(dir, "action.yml")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(target, filepath.Join(dir, "action.yml")); err != nil {
+		t.Fatal(err)
+	}
+	gitIn(t, src, "add", "-A")
+	gitIn(t, src, "commit", "-q", "-m", "ci: tidy")
+
+	shallowCheckout(t, s, src)
+	event := strings.Replace(prPayload, "1111111111111111111111111111111111111111", base, 1)
+	if err := os.WriteFile(s.env["GITHUB_EVENT_PATH"], []byte(event), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s.env["GITHUB_WORKFLOW_REF"] = "octo/plugins/" + wf + "@refs/pull/7/merge"
+	getenv := func(k string) string { return s.env[k] }
+	deps := actionDeps{test: runner.Test, audit: runner.Audit, httpClient: s.srv.Client()}
+	s.exitCode = exitCode(runActionWith(context.Background(), nil, getenv, &s.stdout, &s.stderr, deps), &s.stderr, true)
+	_, rep := checkStepInert(t, s)
+	if !slices.ContainsFunc(findingsOf(rep, runner.RulePolicyBase), func(f report.Finding) bool {
+		return f.Severity == report.SeverityWarning && strings.Contains(f.Message, `".github/actions/check/action.yml" could not be (it is a symbolic link`)
+	}) {
+		t.Errorf("findings %+v, want a policy/base-unread warning that the linked action.yml was not read", rep.Findings)
+	}
+}
