@@ -283,14 +283,26 @@ func prStep(t *testing.T, unreachable bool) *simulatedStep {
 			t.Fatal(err)
 		}
 	}
+	runOnPullRequest(t, s, base, "")
+	return s
+}
+
+// runOnPullRequest runs the action as the step s, through the real
+// sandbox, on a pull_request event whose base commit is base, the job's
+// workflow wf (GITHUB_WORKFLOW_REF; "" leaves it unset), in the workspace
+// s has (a shallowCheckout); its exit code in s.exitCode.
+func runOnPullRequest(t *testing.T, s *simulatedStep, base, wf string) {
+	t.Helper()
 	event := strings.Replace(prPayload, "1111111111111111111111111111111111111111", base, 1)
 	if err := os.WriteFile(s.env["GITHUB_EVENT_PATH"], []byte(event), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	if wf != "" {
+		s.env["GITHUB_WORKFLOW_REF"] = "octo/plugins/" + wf + "@refs/pull/7/merge"
+	}
 	getenv := func(k string) string { return s.env[k] }
 	deps := actionDeps{test: runner.Test, audit: runner.Audit, httpClient: s.srv.Client()} // the real sandbox
 	s.exitCode = exitCode(runActionWith(context.Background(), nil, getenv, &s.stdout, &s.stderr, deps), &s.stderr, true)
-	return s
 }
 
 // TestActionNamesWhatThePullRequestWeakens: the action, on a pull

@@ -47,14 +47,7 @@ func TestActionNamesWhatThePullRequestWeakensOfItsWorkflow(t *testing.T) {
 	gitIn(t, src, "commit", "-q", "-a", "-m", "ci: quieter")
 
 	ws, _ := shallowCheckout(t, s, src)
-	event := strings.Replace(prPayload, "1111111111111111111111111111111111111111", base, 1)
-	if err := os.WriteFile(s.env["GITHUB_EVENT_PATH"], []byte(event), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	s.env["GITHUB_WORKFLOW_REF"] = "octo/plugins/" + wf + "@refs/pull/7/merge"
-	getenv := func(k string) string { return s.env[k] }
-	deps := actionDeps{test: runner.Test, audit: runner.Audit, httpClient: s.srv.Client()} // the real sandbox
-	s.exitCode = exitCode(runActionWith(context.Background(), nil, getenv, &s.stdout, &s.stderr, deps), &s.stderr, true)
+	runOnPullRequest(t, s, base, wf)
 	if s.exitCode != 0 {
 		t.Fatalf("exit %d, want 0: the findings are warnings\n%s\n%s", s.exitCode, s.stdout.String(), s.stderr.String())
 	}

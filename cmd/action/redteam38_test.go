@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -42,14 +41,7 @@ func TestRedteam38CallsPastTheBudgetAreAWarning(t *testing.T) {
 	gitIn(t, src, "commit", "-q", "-a", "-m", "ci: lint")
 
 	shallowCheckout(t, s, src)
-	event := strings.Replace(prPayload, "1111111111111111111111111111111111111111", base, 1)
-	if err := os.WriteFile(s.env["GITHUB_EVENT_PATH"], []byte(event), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	s.env["GITHUB_WORKFLOW_REF"] = "octo/plugins/" + wf + "@refs/pull/7/merge"
-	getenv := func(k string) string { return s.env[k] }
-	deps := actionDeps{test: runner.Test, audit: runner.Audit, httpClient: s.srv.Client()}
-	s.exitCode = exitCode(runActionWith(context.Background(), nil, getenv, &s.stdout, &s.stderr, deps), &s.stderr, true)
+	runOnPullRequest(t, s, base, wf)
 	_, rep := checkStepInert(t, s)
 	unread := findingsOf(rep, runner.RulePolicyBase)
 	if !slices.ContainsFunc(unread, func(f report.Finding) bool {
@@ -103,14 +95,7 @@ func TestRedteam38HostileNamesOfCalledFilesAreInert(t *testing.T) {
 	gitIn(t, src, "commit", "-q", "-a", "-m", "ci: quieter")
 
 	shallowCheckout(t, s, src)
-	event := strings.Replace(prPayload, "1111111111111111111111111111111111111111", base, 1)
-	if err := os.WriteFile(s.env["GITHUB_EVENT_PATH"], []byte(event), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	s.env["GITHUB_WORKFLOW_REF"] = "octo/plugins/" + wf + "@refs/pull/7/merge"
-	getenv := func(k string) string { return s.env[k] }
-	deps := actionDeps{test: runner.Test, audit: runner.Audit, httpClient: s.srv.Client()}
-	s.exitCode = exitCode(runActionWith(context.Background(), nil, getenv, &s.stdout, &s.stderr, deps), &s.stderr, true)
+	runOnPullRequest(t, s, base, wf)
 	_, rep := checkStepInert(t, s)
 	want := map[string]bool{called: true, dir + "/action.yml": true}
 	for _, f := range findingsOf(rep, runner.RulePolicyWeakened, runner.RulePolicyBase) {
@@ -211,14 +196,7 @@ func TestRedteam38LinkedActionFileAtHeadIsAWarning(t *testing.T) {
 	gitIn(t, src, "commit", "-q", "-m", "ci: tidy")
 
 	shallowCheckout(t, s, src)
-	event := strings.Replace(prPayload, "1111111111111111111111111111111111111111", base, 1)
-	if err := os.WriteFile(s.env["GITHUB_EVENT_PATH"], []byte(event), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	s.env["GITHUB_WORKFLOW_REF"] = "octo/plugins/" + wf + "@refs/pull/7/merge"
-	getenv := func(k string) string { return s.env[k] }
-	deps := actionDeps{test: runner.Test, audit: runner.Audit, httpClient: s.srv.Client()}
-	s.exitCode = exitCode(runActionWith(context.Background(), nil, getenv, &s.stdout, &s.stderr, deps), &s.stderr, true)
+	runOnPullRequest(t, s, base, wf)
 	_, rep := checkStepInert(t, s)
 	if !slices.ContainsFunc(findingsOf(rep, runner.RulePolicyBase), func(f report.Finding) bool {
 		return f.Severity == report.SeverityWarning && strings.Contains(f.Message, `".github/actions/check/action.yml" could not be (it is a symbolic link`)
