@@ -287,6 +287,24 @@ func prStep(t *testing.T, unreachable bool) *simulatedStep {
 	return s
 }
 
+// wantWeakenedAt fails unless rep's policy/weakened findings are want's
+// (the test's name for what it checks, what), one at each file:line key
+// whose message holds its value and of which ok (nil: any) holds; a
+// finding at another line, or a wanted one missing, is an error.
+func wantWeakenedAt(t *testing.T, what string, rep *report.Report, want map[string]string, ok func(report.Finding) bool) {
+	t.Helper()
+	for _, f := range findingsOf(rep, runner.RulePolicyWeakened) {
+		at := f.Location.File + ":" + strconv.Itoa(f.Location.Line)
+		if w, there := want[at]; !there || !strings.Contains(f.Message, w) || ok != nil && !ok(f) {
+			t.Errorf("%sa finding other than wanted at %s: %+v", what, at, f)
+		}
+		delete(want, at)
+	}
+	if len(want) != 0 {
+		t.Errorf("%snot named: %v; findings %+v", what, want, rep.Findings)
+	}
+}
+
 // runOnPullRequest runs the action as the step s, through the real
 // sandbox, on a pull_request event whose base commit is base, the job's
 // workflow wf (GITHUB_WORKFLOW_REF; "" leaves it unset), in the workspace

@@ -5,7 +5,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -52,16 +51,7 @@ func TestRedteam38CallsPastTheBudgetAreAWarning(t *testing.T) {
 	// The base's own calls read in full: its check's job and step that
 	// the change's no longer reach are named.
 	want := map[string]string{wf + ":262": `the job "audit", which called ".github/workflows/audit.yml" and its vigiles steps, is removed`, wf + ":267": `vigiles step 1 of the job "check" is removed`}
-	for _, f := range findingsOf(rep, runner.RulePolicyWeakened) {
-		at := f.Location.File + ":" + strconv.Itoa(f.Location.Line)
-		if w, ok := want[at]; !ok || !strings.Contains(f.Message, w) {
-			t.Errorf("a finding other than wanted at %s: %+v", at, f)
-		}
-		delete(want, at)
-	}
-	if len(want) != 0 {
-		t.Errorf("not named: %v; findings %+v", want, rep.Findings)
-	}
+	wantWeakenedAt(t, "", rep, want, nil)
 }
 
 // TestRedteam38HostileNamesOfCalledFilesAreInert: round thirty-eight. A
