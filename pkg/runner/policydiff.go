@@ -146,8 +146,8 @@ func (s *session) policyBaseFindings(pb *PolicyBase, b *Baseline, bErr error, br
 	// compared once, as each file they call is read once.
 	st := newCallState()
 	for _, w := range pb.Workflows {
-		if w.Unread == "" && w.NotCompared == "" && !w.holdsVigilesStep(true) && !w.holdsVigilesStep(false) {
-			continue // no check of vigiles' runs in it, before or after
+		if w.Unread == "" && w.NotCompared == "" && !w.mayHoldVigilesStep() {
+			continue // no check of vigiles' runs in it, before or after, nor a file it calls unread
 		}
 		finds = append(finds, compareDoc(w, pb.Name, st, 0)...)
 	}

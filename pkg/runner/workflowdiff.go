@@ -379,10 +379,20 @@ func workflowRoot(data []byte) (*yaml.Node, error) {
 	return root, nil
 }
 
+// mayHoldVigilesStep says whether w's file, on either side, holds a
+// vigiles step or a call of a file that holds one, or calls a file that
+// could not be read (Read's error), which may hold one: compared, the
+// workflow names what was not read, where a file of neither is not
+// compared at all.
+func (w *WorkflowBase) mayHoldVigilesStep() bool {
+	st := newCallState()
+	return w.holdsVigilesStep(true, st) || w.holdsVigilesStep(false, st) || st.unread != ""
+}
+
 // holdsVigilesStep says whether w's file on one side (nil: none)
 // parses and holds a step that uses vigiles, or a call of a file that
-// holds one.
-func (w *WorkflowBase) holdsVigilesStep(base bool) bool {
+// holds one, reading what it calls into st.
+func (w *WorkflowBase) holdsVigilesStep(base bool, st *callState) bool {
 	data := w.Head
 	if base {
 		data = w.Base
@@ -391,7 +401,7 @@ func (w *WorkflowBase) holdsVigilesStep(base bool) bool {
 		return false
 	}
 	root, err := workflowRoot(data)
-	s := w.seerOf(base, newCallState())
+	s := w.seerOf(base, st)
 	return err == nil && root != nil && (len(vigilesSteps(root, s)) > 0 || len(callJobs(root, s)) > 0)
 }
 
