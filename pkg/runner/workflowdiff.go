@@ -94,10 +94,10 @@ type seer struct {
 // callState is what one comparison has read of the files called, shared
 // by every seer of it: each file is read and parsed once a side.
 type callState struct {
-	wraps map[string]bool       // by side, kind and path
-	files map[string]*yaml.Node // parsed, nil where none
-	seen  map[string]bool       // the pairs of files compared
-	pairs int                   // those of them the base has a file of
+	wraps map[string]bool      // by side, kind and path
+	files map[string]calledDoc // parsed, a nil root where none
+	seen  map[string]bool      // the pairs of files compared
+	pairs int                  // those of them the base has a file of
 	// unread is the first file of what is called that could not be
 	// read (Read's error: past the files the caller reads, too large, a
 	// git failure), read as none; said is set once a finding says so.
@@ -111,7 +111,13 @@ type callState struct {
 const maxCalledDocs = 64
 
 func newCallState() *callState {
-	return &callState{wraps: map[string]bool{}, files: map[string]*yaml.Node{}, seen: map[string]bool{}}
+	return &callState{wraps: map[string]bool{}, files: map[string]calledDoc{}, seen: map[string]bool{}}
+}
+
+// calledDoc is a file called, parsed (nil where none), and its path.
+type calledDoc struct {
+	root *yaml.Node
+	path string
 }
 
 // seerOf is w's seer of one side, sharing st.
@@ -124,13 +130,10 @@ func (w *WorkflowBase) seerOf(base bool, st *callState) *seer {
 // there is none or it does not parse.
 func (s *seer) root(p string, action bool) (*yaml.Node, string) {
 	key := fmt.Sprint(s.base, action, "\x00", p)
-	if n, ok := s.st.files[key]; ok {
-		if n == nil {
-			return nil, ""
-		}
-		return n, s.st.files[key+"\x00path"].Value
+	if f, ok := s.st.files[key]; ok {
+		return f.root, f.path
 	}
-	s.st.files[key] = nil
+	s.st.files[key] = calledDoc{}
 	var data []byte
 	var ok bool
 	shown := p
@@ -146,7 +149,7 @@ func (s *seer) root(p string, action bool) (*yaml.Node, string) {
 	if err != nil || n == nil {
 		return nil, ""
 	}
-	s.st.files[key], s.st.files[key+"\x00path"] = n, &yaml.Node{Value: shown}
+	s.st.files[key] = calledDoc{n, shown}
 	return n, shown
 }
 
