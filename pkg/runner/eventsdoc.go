@@ -364,7 +364,7 @@ func EventsDoc() string {
 	w("    payload: {permission_mode: bypassPermissions}\n    expect: {blocked: true}\n```\n\n")
 	w("## Checked against the hooks reference\n\n")
 	w("Questions an earlier reading left open, each settled against the hooks reference and Claude Code's\n")
-	w("changelog (up to 2.1.295), and what vigiles does:\n\n")
+	w("changelog (up to %s), and what vigiles does:\n\n", claudeCodeVersion)
 	w("- **JSON on a non-zero exit.** Claude Code reads stdout as JSON (an object, from `{` to `}`) on every\n")
 	w("  exit status, not on 0 alone. On a status other than 0 and 2 a schema-valid object alone decides, as\n")
 	w("  on 0 (a PostToolUse hook that prints `{\"decision\": \"block\"}` and exits 1 blocks), and one that\n")
