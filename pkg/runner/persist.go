@@ -174,6 +174,13 @@ func startupWhy(rel string) string {
 		return persistPython
 	case parent == ".cargo" && (last == "config.toml" || last == "config"):
 		return persistCargo
+	// A non-directory at such a directory (a link site-packages -> ../x,
+	// .cargo -> x): what it leads to, which the record names by another
+	// path, is read as that directory.
+	case last == "site-packages" || last == "dist-packages":
+		return persistPython
+	case last == ".cargo":
+		return persistCargo
 	}
 	return ""
 }
@@ -252,8 +259,8 @@ func submoduleGitDir(rest []string) []string {
 	j := n - 1 // config or HEAD
 	if rest[n-2] == "hooks" {
 		j = n - 2
-	} else if rest[j] != "config" && rest[j] != "HEAD" {
-		return rest
+	} else if rest[j] != "config" && rest[j] != "HEAD" && rest[j] != "hooks" {
+		return rest // a last hooks: a link at the hooks directory
 	}
 	if j < 2 || rest[j-1] == "logs" || slices.Contains(rest[1:j], "refs") {
 		return rest

@@ -39,7 +39,7 @@ func TestPersistsWhy(t *testing.T) {
 		{".git/modules/a/modules/b/hooks/pre-commit", persistGitHook},
 		{"vendor/x/.git/modules/lib/config", persistGitConfig},
 		{".git/modules/lib/hooks/pre-commit.sample", ""},
-		{".git/modules/lib/hooks", ""},
+		{".git/modules/lib/hooks", persistGitHook}, // a link there: persistNotices skips a directory
 		{".git/modules/lib/logs/HEAD", ""},
 		{".git/modules/lib/refs/heads/hooks/x", ""},
 		{".git/modules/lib/refs/heads/config", ""},
@@ -126,7 +126,7 @@ func TestPersistsWhy(t *testing.T) {
 		{"./site-packages/a.pth", persistPython},
 		{".venv/lib/python3.12/site-packages/requests/__init__.py", ""},
 		{".venv/lib/python3.12/site-packages/pkg/x.pth", ""},
-		{".venv/lib/python3.12/site-packages", ""},
+		{".venv/lib/python3.12/site-packages", persistPython}, // a link there, as .git/hooks
 		{"docs/a.pth", ""},
 		{"~/.claude/plugins/data/p-mk/venv/lib/python3.12/site-packages/x.pth", ""},
 		{"$TMPDIR/venv/lib/python3.12/site-packages/x.pth", ""},

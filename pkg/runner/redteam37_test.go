@@ -65,7 +65,8 @@ func TestRedteam37WroteOnlyRunAreaLinks(t *testing.T) {
 // TestRedteam37LinkAtAWatchedDirectoryPersists: a link (or file) a run
 // leaves where a tool reads a directory of what runs later, in HOME or
 // the tree (~/.config/systemd/user -> ../x beside ../x/evil.service,
-// ~/.config -> x, .git/hooks -> ../x), leads the tool to files the record
+// ~/.config -> x, .git/hooks -> ../x, a submodule's .git/modules/x/hooks,
+// a site-packages or .cargo), leads the tool to files the record
 // names by another path: run/persists names the link as the directory
 // it stands for, where it named none. A directory there is none, nor is
 // a link beside one (~/.config/systemd/userx, ~/.claude/plugins/data).
@@ -93,6 +94,16 @@ func TestRedteam37LinkAtAWatchedDirectoryPersists(t *testing.T) {
 		{".claude/skills", persistProject},
 		{".claude/rules", persistMemory},
 		{".git/hooksx", ""},
+		{".git/modules/sub/hooks", persistGitHook},
+		{".git/modules/a/b/hooks", persistGitHook},
+		{".git/modules/sub/refs/heads/hooks", ""},
+		{".venv/lib/python3.12/site-packages", persistPython},
+		{"~/.local/lib/python3.12/site-packages", persistPython},
+		{"/usr/lib/python3/dist-packages", persistToolCache},
+		{"~/.cargo", persistCargo},
+		{"sub/.cargo", persistCargo},
+		{"~/.local/lib/python3.12/site-packagesx", ""},
+		{".cargox", ""},
 		{".claude/x", ""},
 	} {
 		if got := persistsWhy(c.path); got != c.why {
