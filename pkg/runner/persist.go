@@ -103,7 +103,7 @@ func persistsWhy(path string) string {
 		return persistMemory
 	case last == ".mcp.json":
 		return persistMCP
-	case hookToolConfig(last) || strings.HasPrefix(rel, ".husky/") || strings.Contains(rel, "/.husky/"):
+	case hookToolConfig(last) || strings.HasPrefix(rel, ".husky/") || strings.Contains(rel, "/.husky/") || last == ".husky": // a link .husky -> x, as .git/hooks
 		return persistHookTool
 	}
 	return ""

@@ -70,7 +70,8 @@ func TestPersistsWhy(t *testing.T) {
 		{".husky/pre-commit", persistHookTool},
 		{".husky/_/h", persistHookTool},
 		{"web/.husky/pre-push", persistHookTool},
-		{".husky", ""},
+		{".husky", persistHookTool}, // a link there: persistNotices skips a directory
+		{"web/.husky", persistHookTool},
 		{"x.husky/pre-commit", ""},
 		{".pre-commit-config.yaml", persistHookTool},
 		{"lefthook.yml", persistHookTool},

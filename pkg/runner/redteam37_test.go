@@ -66,7 +66,7 @@ func TestRedteam37WroteOnlyRunAreaLinks(t *testing.T) {
 // leaves where a tool reads a directory of what runs later, in HOME or
 // the tree (~/.config/systemd/user -> ../x beside ../x/evil.service,
 // ~/.config -> x, .git/hooks -> ../x, a submodule's .git/modules/x/hooks,
-// a site-packages or .cargo), leads the tool to files the record
+// a site-packages, a .cargo or husky's .husky), leads the tool to files the record
 // names by another path: run/persists names the link as the directory
 // it stands for, where it named none. A directory there is none, nor is
 // a link beside one (~/.config/systemd/userx, ~/.claude/plugins/data).
@@ -104,6 +104,7 @@ func TestRedteam37LinkAtAWatchedDirectoryPersists(t *testing.T) {
 		{"sub/.cargo", persistCargo},
 		{"~/.local/lib/python3.12/site-packagesx", ""},
 		{".cargox", ""},
+		{"web/.husky", persistHookTool},
 		{".claude/x", ""},
 	} {
 		if got := persistsWhy(c.path); got != c.why {
