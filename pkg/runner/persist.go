@@ -160,8 +160,10 @@ func hookToolConfig(name string) bool {
 // (~/.local/lib/pythonX.Y/site-packages), whose import lines Python's
 // site module runs at every start of that interpreter; and a
 // .cargo/config.toml (or its old name, config), which cargo reads from
-// each directory above the one it runs in and from ~/.cargo. "" for any
-// other rel (a path relative to the tree or to HOME).
+// each directory above the one it runs in and from ~/.cargo; and a
+// non-directory at a site-packages, dist-packages or .cargo (a link
+// leads the tool elsewhere). "" for any other rel (a path relative to
+// the tree or to HOME).
 func startupWhy(rel string) string {
 	dir, last := "", rel
 	if i := strings.LastIndexByte(rel, '/'); i >= 0 {

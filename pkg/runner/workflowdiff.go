@@ -545,8 +545,9 @@ func listInput(s string) []string {
 
 // compareWorkflow names what the head's workflow weakens of the base's
 // vigiles steps, each a RulePolicyWeakened warning at its line of the
-// head's file; a base not read or a workflow not compared is one
-// RulePolicyBase finding that says so.
+// head's file (or of the file it calls that holds the change); a base
+// not read, a workflow not compared, and a file it calls not read or
+// past the bounds are each a RulePolicyBase finding that says so.
 func compareWorkflow(w *WorkflowBase, baseName string) []report.Finding {
 	return compareDoc(w, baseName, newCallState(), 0)
 }
