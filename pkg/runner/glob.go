@@ -151,6 +151,19 @@ func runArea(p string) (area, rest string, ok bool) {
 	return p[:len(runUserDir)+len(uid)], rest, true // no copy: persistsWhy allocates nothing
 }
 
+// pastUIDs says whether lit, the literal start of an absolute pattern,
+// goes on under /run/user/ with a name no uid has (a character other
+// than a digit before the next '/'): no runtime directory is recorded
+// there, as none is elsewhere under /run.
+func pastUIDs(lit string) bool {
+	r, ok := strings.CutPrefix(lit, runUserDir)
+	if !ok {
+		return false
+	}
+	uid, _, _ := strings.Cut(r, "/")
+	return strings.Trim(uid, "0123456789") != ""
+}
+
 // noToolCache are the absolute directories no tool cache is recorded
 // under: the system's own, the kernel's, and those the run masks or
 // replaces (its /tmp is recorded as $TMPDIR, /root and /home as ~). An
@@ -251,7 +264,7 @@ func ParsePathPattern(s string) (PathPattern, error) {
 		// anchored $HOME/, ${HOME} or ${TMPDIR} is never recorded either.
 		if lp, fold, ok := anchoredPrefix(r); ok {
 			switch {
-			case strings.HasPrefix(lp, "/") && !slices.ContainsFunc(absDirs[:], func(d string) bool { return mayBeUnder(lp, d, fold) }) && inNoToolCache(lp, true, fold):
+			case strings.HasPrefix(lp, "/") && !slices.ContainsFunc(absDirs[:], func(d string) bool { return mayBeUnder(lp, d, fold) && !(d == runUserDir && pastUIDs(lp)) }) && inNoToolCache(lp, true, fold):
 				return PathPattern{}, fmt.Errorf("regular expression %q can never match: %s; anchor it on one of those instead (^\\$TMPDIR/ for /tmp, ^~/ for a home directory)", r, recordedForms)
 			case lp == "$HOME" || strings.HasPrefix(lp, "$HOME/") || strings.HasPrefix(lp, "${HOME}") || strings.HasPrefix(lp, "${TMPDIR}"):
 				return PathPattern{}, fmt.Errorf("regular expression %q can never match: %s; anchor it on one of those instead (^~/ for the run's HOME, ^\\$TMPDIR/ for its TMPDIR)", r, recordedForms)
@@ -601,7 +614,7 @@ func recordedForm(g string) (string, bool) {
 		if g == strings.TrimSuffix(d, "/") {
 			return fmt.Sprintf("%q", d+"**"), true
 		}
-		if strings.HasPrefix(lit, d) || strings.HasPrefix(d, lit) {
+		if (strings.HasPrefix(lit, d) || strings.HasPrefix(d, lit)) && !(d == runUserDir && pastUIDs(lit)) {
 			return "", false
 		}
 	}

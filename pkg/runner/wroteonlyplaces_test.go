@@ -3,6 +3,7 @@ package runner
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/vigiles/action/pkg/evidence"
@@ -143,5 +144,35 @@ func TestWroteOnlyInTheRunAreas(t *testing.T) {
 	}
 	if why := persistsWhy("/run/lock/x.lock"); why != "" {
 		t.Errorf("a lock persists as %q, want it not to", why)
+	}
+}
+
+// TestRunUserPatternOfNoUIDIsRefused: a pattern under /run/user/ whose
+// next name is no uid (/run/user/foo/**, ^/run/user/x) can never match a
+// recorded path, as one elsewhere under /run cannot: it is refused,
+// naming the forms recorded, where it was taken and matched nothing.
+// One that names a uid, or leaves it to a wildcard, is taken.
+func TestRunUserPatternOfNoUIDIsRefused(t *testing.T) {
+	for _, c := range []struct {
+		pattern string
+		ok      bool
+	}{
+		{"/run/user/foo/**", false},
+		{"/run/user/f*/cache", false},
+		{"re:^/run/user/x/", false},
+		{"/run/user/1000/**", true},
+		{"/run/user/*/cache/**", true},
+		{"/run/user/10*/x", true},
+		{"/run/user/**", true},
+		{"re:^/run/user/[0-9]+/systemd/", true},
+		{"re:^/run/user/1000/", true},
+	} {
+		_, err := ParsePathPattern(c.pattern)
+		if c.ok != (err == nil) {
+			t.Errorf("ParsePathPattern(%q): %v, want taken %v", c.pattern, err, c.ok)
+		}
+		if err != nil && !strings.Contains(err.Error(), "/run/user/UID/") {
+			t.Errorf("ParsePathPattern(%q): %v, want the recorded forms named", c.pattern, err)
+		}
 	}
 }
