@@ -109,6 +109,17 @@ func TestRedteam38MatrixOfTheVigilesJobIsNamed(t *testing.T) {
 	head := callFiles()
 	head[calledFile] = strings.Replace(base[calledFile], "sandbox: [strict]", "sandbox: [off]", 1)
 	checkFindings(t, "matrix", callFindings(base, head, false), map[string]string{calledFile + ":10": `the job "vigiles" has strategy: "matrix:\n    sandbox: [off]", where it was "matrix:\n    sandbox: [strict]"`})
+	// A strategy: removed leaves ${{ matrix.sandbox }} empty, weaker
+	// than strict: named at the job, where it was not.
+	head[calledFile] = strings.Replace(base[calledFile], "    strategy:\n      matrix:\n        sandbox: [strict]\n", "", 1)
+	checkFindings(t, "matrix removed", callFindings(base, head, false), map[string]string{calledFile + ":8": `the job "vigiles" has no strategy:, where it was "matrix:\n    sandbox: [strict]"`})
+	// And of a job that calls a reusable workflow with such an input.
+	base = callFiles()
+	base[callerFile] = strings.NewReplacer("    uses: ./.github/workflows/audit.yml\n", "    uses: ./.github/workflows/audit.yml\n    strategy:\n      matrix:\n        level: [warning]\n",
+		"      level: warning\n    secrets", "      level: ${{ matrix.level }}\n    secrets").Replace(callerWorkflow)
+	head = callFiles()
+	head[callerFile] = strings.Replace(base[callerFile], "    strategy:\n      matrix:\n        level: [warning]\n", "", 1)
+	checkFindings(t, "calling matrix removed", callFindings(base, head, false), map[string]string{callerFile + ":3": `the job "audit", which calls ".github/workflows/audit.yml", has no strategy:`})
 }
 
 // TestRedteam38JobTheCheckNeedsSkippedIsNamed: round thirty-eight. A

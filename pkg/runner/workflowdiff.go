@@ -817,8 +817,20 @@ func compareCall(b, h *workflowCall, at func(*yaml.Node) report.Location) []poli
 			ch = append(ch, policyChange{at(hk), fmt.Sprintf("%s has %s: %q, where it was %q: %s", what, key.name, scalarText(hv), scalarText(bv), key.why)})
 		}
 	}
+	ch = append(ch, strategyGone(b.jobNode, h.jobNode, h.jobKey, what, at)...)
 	ch = append(ch, compareWith(b.jobNode, h.jobNode, what, at)...)
 	return ch
+}
+
+// strategyGone names the strategy: the job b had that h, whose key is
+// hKey, has not: each ${{ matrix.x }} of its steps and inputs then reads
+// empty, its text unchanged (sandbox: "" is weaker than strict).
+func strategyGone(b, h, hKey *yaml.Node, what string, at func(*yaml.Node) report.Location) []policyChange {
+	bv, bk := wfValue(b, "strategy")
+	if _, hk := wfValue(h, "strategy"); bk == nil || hk != nil {
+		return nil
+	}
+	return []policyChange{{at(hKey), fmt.Sprintf("%s has no strategy:, where it was %q: each ${{ matrix.x }} it reads is now empty", what, scalarText(bv))}}
 }
 
 // maxNeeded bounds the jobs compareNeeded follows through needs:.
@@ -1079,6 +1091,7 @@ func compareJob(b, h *workflowStep, bs, hs *seer, at func(*yaml.Node) report.Loc
 			ch = append(ch, policyChange{at(hk), fmt.Sprintf("%s has %s: %q, where %s: %s", what, key.name, scalarText(hv), was, key.why)})
 		}
 	}
+	ch = append(ch, strategyGone(b.jobNode, h.jobNode, h.jobKey, what, at)...)
 	ch = append(ch, compareEnv(b.jobNode, h.jobNode, what, at)...)
 	before := func(job *yaml.Node, s *seer) []*yaml.Node {
 		steps, _ := wfValue(job, "steps")
