@@ -55,6 +55,19 @@ func callsWant(prefix, wf string) map[string]string {
 	}
 }
 
+// callsRepo is a pull request's step s (an audit against the default
+// baseline) and its repository src, whose base commit holds callsFiles of
+// wf, the workflow the job runs.
+func callsRepo(t *testing.T) (s *simulatedStep, src, wf, base string) {
+	t.Helper()
+	s = newHostileStep(t)
+	s.env["INPUT_BASELINE"] = runner.DefaultBaseline
+	src, _ = filepath.EvalSymlinks(t.TempDir())
+	wf = ".github/workflows/vigiles.yml"
+	writeFilesIn(t, src, callsFiles(wf))
+	return s, src, wf, commitBase(t, src)
+}
+
 // TestActionNamesWhatThePullRequestWeakensThroughWhatItsWorkflowCalls: a
 // pull request whose check runs vigiles in a reusable workflow of the
 // repository (GITHUB_WORKFLOW_REF names the caller: GitHub's context in
@@ -67,12 +80,7 @@ func callsWant(prefix, wf string) map[string]string {
 // these was named.
 func TestActionNamesWhatThePullRequestWeakensThroughWhatItsWorkflowCalls(t *testing.T) {
 	sandboxtest.RequireConfinement(t)
-	s := newHostileStep(t)
-	s.env["INPUT_BASELINE"] = runner.DefaultBaseline
-	src, _ := filepath.EvalSymlinks(t.TempDir())
-	wf := ".github/workflows/vigiles.yml"
-	writeFilesIn(t, src, callsFiles(wf))
-	base := commitBase(t, src)
+	s, src, wf, base := callsRepo(t)
 	writeFilesIn(t, src, callsFiles(wf, callsWeakening...))
 	gitIn(t, src, "commit", "-q", "-a", "-m", "ci: quieter")
 

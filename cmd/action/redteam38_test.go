@@ -24,12 +24,7 @@ import (
 // that the workflow names no vigiles step, the weakening unnamed.
 func TestRedteam38CallsPastTheBudgetAreAWarning(t *testing.T) {
 	sandboxtest.RequireConfinement(t)
-	s := newHostileStep(t)
-	s.env["INPUT_BASELINE"] = runner.DefaultBaseline
-	src, _ := filepath.EvalSymlinks(t.TempDir())
-	wf := ".github/workflows/vigiles.yml"
-	writeFilesIn(t, src, callsFiles(wf))
-	base := commitBase(t, src)
+	s, src, wf, base := callsRepo(t)
 	head := callsFiles(wf, "sandbox: strict\n        fail-level", "sandbox: off\n        fail-level")
 	junk := "on: [pull_request]\njobs:\n  aaa:\n    runs-on: ubuntu-latest\n    steps:\n"
 	for i := range maxCalledFiles {
@@ -164,12 +159,7 @@ func TestRedteam38LocalWorkflowsDirLinkedOutIsNotRead(t *testing.T) {
 // action, which compared as the base's, and nothing was named.
 func TestRedteam38LinkedActionFileAtHeadIsAWarning(t *testing.T) {
 	sandboxtest.RequireConfinement(t)
-	s := newHostileStep(t)
-	s.env["INPUT_BASELINE"] = runner.DefaultBaseline
-	src, _ := filepath.EvalSymlinks(t.TempDir())
-	wf := ".github/workflows/vigiles.yml"
-	writeFilesIn(t, src, callsFiles(wf))
-	base := commitBase(t, src)
+	s, src, wf, base := callsRepo(t)
 	dir := filepath.Join(src, ".github/actions/check")
 	target := `{name: check, inputs: {level: {default: warning}}, runs: {using: composite, steps: [{uses: "vigiles\x2faction@v1", with: {sandbox: strict, fail-level: "${{ inputs.level }}"}}]}}`
 	weak := strings.Replace(callsComposite, "sandbox: strict", "sandbox: off", 1)
