@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/go-github/v62/github"
 
+	"github.com/vigiles/action/internal/textcut"
 	"github.com/vigiles/action/pkg/report"
 )
 
@@ -43,7 +44,7 @@ func NewClient(httpClient *http.Client, token, apiURL string) (*github.Client, e
 	}
 	ghes, err := c.WithEnterpriseURLs(apiURL+"/", apiURL+"/")
 	if err != nil {
-		return nil, fmt.Errorf("using GITHUB_API_URL %q: %w", oneLine(cut(apiURL, 200)), err)
+		return nil, fmt.Errorf("using GITHUB_API_URL %q: %w", oneLine(textcut.End(apiURL, 200)), err)
 	}
 	return ghes, nil
 }
@@ -79,15 +80,15 @@ type CheckRun struct {
 // directory, when not the repository root) and shard within a job:
 // "vigiles audit examples (shard 1/3) / job".
 func CheckName(command, scope, shard, job string) string {
-	name := "vigiles " + oneLine(cut(command, 20))
+	name := "vigiles " + oneLine(textcut.End(command, 20))
 	if scope != "" && scope != "." {
-		name += " " + oneLine(cut(scope, 80))
+		name += " " + oneLine(textcut.End(scope, 80))
 	}
 	if shard != "" {
-		name += " (shard " + oneLine(cut(shard, 20)) + ")"
+		name += " (shard " + oneLine(textcut.End(shard, 20)) + ")"
 	}
 	if job != "" {
-		name += " / " + oneLine(cut(job, 80))
+		name += " / " + oneLine(textcut.End(job, 80))
 	}
 	return name
 }
@@ -122,7 +123,7 @@ func checkAnnotations(fs []report.Finding, defaultFile string) []*github.CheckRu
 			StartLine:       github.Int(line),
 			EndLine:         github.Int(line),
 			AnnotationLevel: github.String(annotationLevel(f.Severity)),
-			Message:         github.String(cutMiddle(safeLogLine(f.Message), MaxMessageChars)),
+			Message:         github.String(textcut.Middle(safeLogLine(f.Message), MaxMessageChars)),
 			Title:           github.String(findingTitle(f)),
 		}
 		if f.Location.Column > 0 && inTree {
@@ -149,7 +150,7 @@ func checkAnnotations(fs []report.Finding, defaultFile string) []*github.CheckRu
 // the run's summary; the error says which were not posted.
 func PostCheckRun(ctx context.Context, c *github.Client, cr CheckRun) (string, error) {
 	if !shaRE().MatchString(cr.HeadSHA) {
-		return "", fmt.Errorf("creating check run: head sha %q: %w", oneLine(cut(cr.HeadSHA, 80)), ErrBadSHA)
+		return "", fmt.Errorf("creating check run: head sha %q: %w", oneLine(textcut.End(cr.HeadSHA, 80)), ErrBadSHA)
 	}
 	anns := checkAnnotations(cr.Findings, cr.DefaultFile)
 	summary := cr.Summary
@@ -175,7 +176,7 @@ func PostCheckRun(ctx context.Context, c *github.Client, cr CheckRun) (string, e
 	}
 	output := func(b []*github.CheckRunAnnotation) *github.CheckRunOutput {
 		return &github.CheckRunOutput{
-			Title:       github.String(oneLine(cut(cr.Title, MaxCheckRunTitleChars))),
+			Title:       github.String(oneLine(textcut.End(cr.Title, MaxCheckRunTitleChars))),
 			Summary:     github.String(cutBytes(summary, MaxCheckRunSummaryChars)),
 			Annotations: b,
 		}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/sethvargo/go-githubactions"
 
+	"github.com/vigiles/action/internal/textcut"
 	"github.com/vigiles/action/pkg/evidence"
 	"github.com/vigiles/action/pkg/report"
 )
@@ -97,7 +98,7 @@ func findingTitle(f report.Finding) string {
 		t = f.Rule + ": " + t
 	}
 	// Tags neutralised before the cut, which then holds: "#·#[" is longer.
-	return cut(noLogTags(oneLine(t)), 200)
+	return textcut.End(noLogTags(oneLine(t)), 200)
 }
 
 // findingMessage is a finding's message with its evidence, cut to max.

@@ -8,58 +8,15 @@ import (
 	"unicode"
 	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/vigiles/action/internal/textcut"
 )
-
-// cut returns s shortened to at most max characters (runes), ending in a
-// visible marker when it was cut. Invalid UTF-8 is replaced first, so the
-// result is always valid UTF-8.
-func cut(s string, max int) string {
-	s = strings.ToValidUTF8(s, "\uFFFD")
-	if utf8.RuneCountInString(s) <= max {
-		return s
-	}
-	const marker = "… (cut)"
-	keep := max - utf8.RuneCountInString(marker)
-	if keep < 0 {
-		keep = 0
-	}
-	n := 0
-	for i := range s {
-		if n == keep {
-			return s[:i] + marker
-		}
-		n++
-	}
-	return s
-}
-
-// cutMiddle returns s shortened to at most max characters (runes) by
-// dropping its middle behind a visible marker. A finding's message names
-// what it is about first and what to do last, and a hook's reason starts
-// with its exit status and ends with its own last words: a path of
-// thousands of characters at its start, cut from the end, would leave
-// only the path. Invalid UTF-8 is replaced first.
-func cutMiddle(s string, max int) string {
-	s = strings.ToValidUTF8(s, "\uFFFD")
-	n := utf8.RuneCountInString(s)
-	if n <= max {
-		return s
-	}
-	const marker = " … (cut) … "
-	keep := max - utf8.RuneCountInString(marker)
-	if keep <= 0 {
-		return cut(s, max)
-	}
-	rs := []rune(s)
-	head := keep / 3
-	return string(rs[:head]) + marker + string(rs[n-(keep-head):])
-}
 
 // messageCut is a finding's message, then its evidence on a line of its
 // own where there is any, cut to max characters in all: the evidence keeps
 // what the message leaves, and at least a third where both are long, so
 // that a long one never crowds the message out; each is cut in its middle
-// (cutMiddle). clean makes each safe first (before the cut, which then
+// (textcut.Middle). clean makes each safe first (before the cut, which then
 // holds: what it writes may be longer). Each line of the evidence after
 // its first starts with rawMark, as a hook's lines do in the raw hook
 // logs and the text report's evidence lines with "|": the evidence may be
@@ -68,12 +25,12 @@ func cutMiddle(s string, max int) string {
 func messageCut(msg, evidence string, limit int, clean func(string) string) string {
 	msg = clean(msg)
 	if evidence == "" {
-		return cutMiddle(msg, limit)
+		return textcut.Middle(msg, limit)
 	}
 	ev := clean("\nevidence: " + evidence)
 	ev = "\n" + strings.ReplaceAll(ev[1:], "\n", "\n"+rawMark)
 	evMax := min(utf8.RuneCountInString(ev), max(limit/3, limit-utf8.RuneCountInString(msg)))
-	return cutMiddle(msg, limit-evMax) + cutMiddle(ev, evMax)
+	return textcut.Middle(msg, limit-evMax) + textcut.Middle(ev, evMax)
 }
 
 // CutHost returns the host name (or name:port) h shortened to at most max
@@ -327,7 +284,7 @@ var mdEscapedRunes = map[rune]bool{
 // line or table cell of the job summary or a check-run summary: it becomes
 // one line of plain text, at most max characters, that renders as itself.
 func md(s string, max int) string {
-	rs := []rune(oneLine(cutMiddle(s, max)))
+	rs := []rune(oneLine(textcut.Middle(s, max)))
 	var b strings.Builder
 	b.Grow(len(rs))
 	hexRun := 0

@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
+
+	"github.com/vigiles/action/internal/textcut"
 )
 
 // HeadSHA returns the commit a check run and links should point at: the
@@ -51,7 +53,7 @@ func HeadSHA(eventName, eventPath, fallback, tree string) (string, error) {
 		}
 		if ev.PullRequest != nil && ev.PullRequest.Head.SHA != "" {
 			if !shaRE().MatchString(ev.PullRequest.Head.SHA) {
-				return "", fmt.Errorf("event payload: pull_request.head.sha %q: %w", oneLine(cut(ev.PullRequest.Head.SHA, 80)), ErrBadSHA)
+				return "", fmt.Errorf("event payload: pull_request.head.sha %q: %w", oneLine(textcut.End(ev.PullRequest.Head.SHA, 80)), ErrBadSHA)
 			}
 			if eventName != "pull_request_target" {
 				return ev.PullRequest.Head.SHA, nil
@@ -66,7 +68,7 @@ func HeadSHA(eventName, eventPath, fallback, tree string) (string, error) {
 		}
 		if ev.WorkflowRun != nil && ev.WorkflowRun.HeadSHA != "" {
 			if !shaRE().MatchString(ev.WorkflowRun.HeadSHA) {
-				return "", fmt.Errorf("event payload: workflow_run.head_sha %q: %w", oneLine(cut(ev.WorkflowRun.HeadSHA, 80)), ErrBadSHA)
+				return "", fmt.Errorf("event payload: workflow_run.head_sha %q: %w", oneLine(textcut.End(ev.WorkflowRun.HeadSHA, 80)), ErrBadSHA)
 			}
 			if checkedOut(tree) == ev.WorkflowRun.HeadSHA {
 				return ev.WorkflowRun.HeadSHA, nil
@@ -74,7 +76,7 @@ func HeadSHA(eventName, eventPath, fallback, tree string) (string, error) {
 		}
 	}
 	if !shaRE().MatchString(fallback) {
-		return "", fmt.Errorf("GITHUB_SHA %q: %w", oneLine(cut(fallback, 80)), ErrBadSHA)
+		return "", fmt.Errorf("GITHUB_SHA %q: %w", oneLine(textcut.End(fallback, 80)), ErrBadSHA)
 	}
 	return fallback, nil
 }

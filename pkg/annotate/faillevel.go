@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/vigiles/action/internal/textcut"
 	"github.com/vigiles/action/pkg/report"
 )
 
@@ -28,7 +29,7 @@ func ParseFailLevel(s string) (FailLevel, error) {
 	case FailNone, FailNotice, FailWarning, FailError:
 		return l, nil
 	}
-	return "", fmt.Errorf("%q: %w", oneLine(cut(s, 40)), ErrBadFailLevel)
+	return "", fmt.Errorf("%q: %w", oneLine(textcut.End(s, 40)), ErrBadFailLevel)
 }
 
 // Fails reports whether a finding of severity s fails the step. The zero

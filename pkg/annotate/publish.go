@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/vigiles/action/internal/textcut"
 	"github.com/vigiles/action/pkg/report"
 )
 
@@ -152,12 +153,12 @@ func Publish(ctx context.Context, r *report.Report, o Options) (res Result, err 
 		conclusion = "neutral"
 	}
 	if o.Err != nil {
-		notes = append(notes, fmt.Sprintf("vigiles %s did not complete, so the step fails: %s.", oneLine(cut(r.Command, 20)), oneLine(cut(o.Err.Error(), 500))))
+		notes = append(notes, fmt.Sprintf("vigiles %s did not complete, so the step fails: %s.", oneLine(textcut.End(r.Command, 20)), oneLine(textcut.End(o.Err.Error(), 500))))
 	}
 	for _, f := range failed {
 		// Said on the check run too: where the summary is what cannot
 		// be written, it and the log's ::error are all that say it.
-		notes = append(notes, fmt.Sprintf("vigiles %s could not report in full, so the step fails: %s.", oneLine(cut(r.Command, 20)), oneLine(cut(f.Error(), 500))))
+		notes = append(notes, fmt.Sprintf("vigiles %s could not report in full, so the step fails: %s.", oneLine(textcut.End(r.Command, 20)), oneLine(textcut.End(f.Error(), 500))))
 	}
 	notes = append(notes, o.Notes...)
 
@@ -232,7 +233,7 @@ func Publish(ctx context.Context, r *report.Report, o Options) (res Result, err 
 			notes = append(notes, strings.ToUpper(what[:1])+what[1:]+": "+reason+". The findings are annotated through workflow commands instead.")
 			// The reason can quote what the API sent back of a request
 			// that carried names a plugin chose.
-			fmt.Fprintf(log, "vigiles: %s: %s; annotating through workflow commands instead\n", what, NoMatch(InertLine(oneLine(cut(reason, 500)))))
+			fmt.Fprintf(log, "vigiles: %s: %s; annotating through workflow commands instead\n", what, NoMatch(InertLine(oneLine(textcut.End(reason, 500)))))
 		} else {
 			notes = append(notes, "The findings are annotated on the check run "+CheckName(r.Command, o.Scope, r.Shard, getenv("GITHUB_JOB"))+".")
 		}
@@ -245,7 +246,7 @@ func Publish(ctx context.Context, r *report.Report, o Options) (res Result, err 
 		errored := *r
 		errored.Verdict = report.VerdictError
 		r = &errored
-		notes = append(notes, fmt.Sprintf("vigiles %s was interrupted (%s) while it reported, so the step fails.", oneLine(cut(r.Command, 20)), oneLine(cut(res.Interrupted.Error(), 100))))
+		notes = append(notes, fmt.Sprintf("vigiles %s was interrupted (%s) while it reported, so the step fails.", oneLine(textcut.End(r.Command, 20)), oneLine(textcut.End(res.Interrupted.Error(), 100))))
 	}
 	// The step's annotations come last, once it is known whether the
 	// step fails for an error of vigiles' own (o.Err, or the outputs or

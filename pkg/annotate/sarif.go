@@ -15,6 +15,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/vigiles/action/internal/textcut"
 	"github.com/vigiles/action/pkg/report"
 )
 
@@ -304,7 +305,7 @@ func buildSARIF(r *report.Report, o SARIFOptions) (*SARIFLog, []byte, SARIFStats
 		})
 	}
 
-	version := oneLine(cut(r.Tool.Version, 64))
+	version := oneLine(textcut.End(r.Tool.Version, 64))
 	log := &SARIFLog{
 		Version: SARIFVersion,
 		Schema:  SARIFSchema,
@@ -559,7 +560,7 @@ func (c *countingWriter) Write(p []byte) (int, error) {
 }
 
 func ruleID(f report.Finding) string {
-	id := oneLine(cut(f.Rule, 100))
+	id := oneLine(textcut.End(f.Rule, 100))
 	if id == "" {
 		return "vigiles"
 	}

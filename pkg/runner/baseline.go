@@ -2388,29 +2388,6 @@ func cutBytes(s string, n int) string {
 	return s[:cut] + more
 }
 
-// cutMiddle cuts s to about n bytes by dropping its middle, at
-// character boundaries, saying how much was left out: a change a
-// workflow's finding names starts with what it is of (a step, a job,
-// named as the pull request chose) and ends with what changed, where it
-// was, so a name thousands of bytes long cut from the end left only the
-// name, and the finding said nothing of the change. A third of n is kept
-// at the start, the rest at the end.
-func cutMiddle(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	head := runeStart(s, n/3)
-	tail := len(s) - (n - n/3)
-	for tail < len(s) && (s[tail]&0xC0) == 0x80 {
-		tail++
-	}
-	more := fmt.Sprintf(" … (%d bytes cut) … ", tail-head)
-	if len(s) <= n+len(more) {
-		return s
-	}
-	return s[:head] + more + s[tail:]
-}
-
 // runeStart is the last index at or before i (i < len(s)) where a
 // character of s begins: where s can be cut without splitting one.
 func runeStart(s string, i int) int {

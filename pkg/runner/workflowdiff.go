@@ -10,6 +10,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/vigiles/action/internal/textcut"
 	"github.com/vigiles/action/pkg/report"
 )
 
@@ -24,8 +25,9 @@ import (
 // head step is matched against the base's).
 const maxWorkflowSteps = 1000
 
-// maxWorkflowChange bounds what a finding says of one change: an input's
-// or an if:'s text is the pull request's, of any length.
+// maxWorkflowChange bounds, in characters, what a finding says of one
+// change: an input's or an if:'s text is the pull request's, of any
+// length, and so is a step's name, cut in its middle (textcut.Middle).
 const maxWorkflowChange = 4000
 
 // WorkflowBase is the workflow file a pull request's check runs in, as
@@ -695,7 +697,7 @@ func compareDoc(w *WorkflowBase, baseName string, st *callState, depth int) []re
 	finds := make([]report.Finding, 0, len(ch)+1)
 	for _, c := range ch {
 		finds = append(finds, report.Finding{Rule: RulePolicyWeakened, Severity: report.SeverityWarning, Location: c.at,
-			Title: "workflow weakened by this change", Message: fmt.Sprintf("against %s, %s: the workflow runs as this change has it, so a check that passes here may pass only for that; review it as part of the change", baseName, cutMiddle(c.what, maxWorkflowChange))})
+			Title: "workflow weakened by this change", Message: fmt.Sprintf("against %s, %s: the workflow runs as this change has it, so a check that passes here may pass only for that; review it as part of the change", baseName, textcut.Middle(c.what, maxWorkflowChange))})
 	}
 	if len(heads) == 0 && len(headCalls) == 0 && depth == 0 {
 		// The step runs, but not as a step of this file vigiles knows: a

@@ -27,6 +27,7 @@ var rules = map[string][]string{
 	module + "/internal/tapkeep":  {module + "/", "github.com/", "golang.org/x/net", "gopkg.in/"},
 	module + "/internal/hostprog": {module + "/", "github.com/", "golang.org/x/net", "gopkg.in/"},
 	module + "/internal/textdist": {module + "/", "github.com/", "golang.org/x/", "gopkg.in/"},
+	module + "/internal/textcut":  {module + "/", "github.com/", "golang.org/x/", "gopkg.in/"},
 	// Linked by the reaper's binary too: the standard library alone.
 	module + "/pkg/sandbox/internal/exact": {module + "/", "github.com/", "golang.org/x/", "gopkg.in/"},
 	// The lean binaries: the reaper's links the reaper alone, the
@@ -67,7 +68,7 @@ func allowed(pkg, dep string) bool {
 	switch pkg {
 	case module + "/pkg/evidence":
 		return false
-	case module + "/internal/procwait", module + "/internal/tapkeep", module + "/internal/hostprog", module + "/internal/textdist",
+	case module + "/internal/procwait", module + "/internal/tapkeep", module + "/internal/hostprog", module + "/internal/textdist", module + "/internal/textcut",
 		module + "/pkg/sandbox/internal/exact":
 		return false
 	case module + "/pkg/sandbox/reaper":

@@ -1,0 +1,56 @@
+package textcut
+
+import (
+	"strings"
+	"unicode/utf8"
+)
+
+// endMarker and middleMarker say where text was left out.
+const (
+	endMarker    = "… (cut)"
+	middleMarker = " … (cut) … "
+)
+
+// End returns s shortened to at most max characters (runes), ending in a
+// visible marker when it was cut. Invalid UTF-8 is replaced first, so the
+// result is always valid UTF-8.
+func End(s string, max int) string {
+	s = strings.ToValidUTF8(s, "\uFFFD")
+	if utf8.RuneCountInString(s) <= max {
+		return s
+	}
+	keep := max - utf8.RuneCountInString(endMarker)
+	if keep < 0 {
+		keep = 0
+	}
+	n := 0
+	for i := range s {
+		if n == keep {
+			return s[:i] + endMarker
+		}
+		n++
+	}
+	return s
+}
+
+// Middle returns s shortened to at most max characters (runes) by
+// dropping its middle behind a visible marker, a third of what is kept
+// from its start and the rest from its end. A finding's message names
+// what it is about first and what to do last, and a hook's reason starts
+// with its exit status and ends with its own last words: a path or a
+// step's name of thousands of characters at its start, cut from the
+// end, would leave only the name. Invalid UTF-8 is replaced first.
+func Middle(s string, max int) string {
+	s = strings.ToValidUTF8(s, "\uFFFD")
+	n := utf8.RuneCountInString(s)
+	if n <= max {
+		return s
+	}
+	keep := max - utf8.RuneCountInString(middleMarker)
+	if keep <= 0 {
+		return End(s, max)
+	}
+	rs := []rune(s)
+	head := keep / 3
+	return string(rs[:head]) + middleMarker + string(rs[n-(keep-head):])
+}
