@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -95,6 +96,22 @@ func TestEveryOtherCommandsFlagSaysWhose(t *testing.T) {
 					t.Errorf("vigiles %s --%s (vigiles %s's): exit %d, stdout %q, stderr %q: want status 2 and a line that says whose flag it is", name, f.Name, other, code, out, errs)
 				}
 			})
+		}
+	}
+}
+
+// TestWhoseFlagLooksThroughEveryCommand: flagCommands, in the docs'
+// order, holds every command but action, so that a command added later
+// is named as the owner of its flags (its flags given to another).
+func TestWhoseFlagLooksThroughEveryCommand(t *testing.T) {
+	for n := range subcommands {
+		if n != "action" && !slices.Contains(flagCommands, n) {
+			t.Errorf("command %s is not in flagCommands: whoseFlag never names it", n)
+		}
+	}
+	for _, n := range flagCommands {
+		if commandFlags(n) == nil {
+			t.Errorf("flagCommands names %s, which has no flags (or is no command)", n)
 		}
 	}
 }

@@ -237,13 +237,19 @@ func commandFlags(name string) *pflag.FlagSet {
 	return c.fs
 }
 
+// flagCommands are the commands whose flags whoseFlag looks through, in
+// the order the docs name them ("run, test and audit"): every command of
+// subcommands but action, whose options are the step's inputs
+// (TestWhoseFlagLooksThroughEveryCommand).
+var flagCommands = []string{"run", "test", "audit", "merge", "doctor"}
+
 // whoseFlag names the commands other than cmd that have the flag name
 // ("test and audit"), or "" where none has: a flag given to a command
 // that lacks it is said as another's (vigiles run --jobs), where the
 // message said only that it is unknown.
 func whoseFlag(cmd, name string) string {
 	var owners []string
-	for _, n := range []string{"run", "test", "audit", "merge", "doctor"} {
+	for _, n := range flagCommands {
 		if n == cmd {
 			continue
 		}
