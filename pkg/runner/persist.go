@@ -25,6 +25,7 @@ const (
 	persistGitHook    = "git hooks run on commit, push, checkout or merge, outside Claude Code, and stay when the plugin is removed"
 	persistGitHead    = "a changed HEAD is a switched branch or commit: the next session, and git, see another tree, with its own .claude settings and CLAUDE.md"
 	persistGitConfig  = "git reads its config on every command, and core.hooksPath, core.fsmonitor, core.sshCommand and aliases there run programs"
+	persistGitDir     = "a .git that is a file (gitdir: …) or a link names the repository git uses there, wherever it is: its hooks run and its config is read on every git command"
 	persistProject    = "Claude Code loads a project's settings, commands, agents and skills in every session there"
 	persistMemory     = "Claude reads CLAUDE.md and .claude/rules as instructions"
 	persistMCP        = "Claude Code starts the MCP servers .mcp.json lists"
@@ -50,7 +51,8 @@ const (
 // absolute path)
 // runs later, outside the run; "" where it does not, as far as vigiles
 // knows. In the work tree: a git hook, config or HEAD (of any checkout in
-// it, and of a submodule's repository under .git/modules),
+// it, and of a submodule's repository under .git/modules), a .git written
+// as a gitfile or a link,
 // a project's Claude Code settings, commands, agents or skills (of any
 // .claude in it), any .mcp.json (a project's, or a plugin root's), any
 // CLAUDE.md and a .claude's rules, and what a git hook manager runs
@@ -234,6 +236,11 @@ func treePersistsWhy(segs []string) string {
 		// the record names by another path, is read as that directory.
 		case s == ".git" && len(rest) == 1 && rest[0] == "hooks":
 			return persistGitHook
+		case s == ".git" && len(rest) == 0:
+			// A checkout's .git written as a gitfile or a link: git
+			// takes what it names for the repository (its hooks
+			// and config, which the record names by other paths).
+			return persistGitDir
 		case s == ".claude" && len(rest) == 0,
 			s == ".claude" && len(rest) == 1 && (rest[0] == "commands" || rest[0] == "agents" || rest[0] == "skills"):
 			return persistProject

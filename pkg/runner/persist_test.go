@@ -265,3 +265,29 @@ func TestRedteam37RuntimeUnitsPersistByLinkAndGenerator(t *testing.T) {
 		t.Errorf("/run/user/1000/systemd persists as %q, want %q", why, persistRuntimeDir)
 	}
 }
+
+// TestDotGitWrittenAsAFileOrLinkPersists: a run that leaves a checkout's
+// .git as a gitfile (gitdir: ../evil) or a link, beside the repository
+// it names with a hook in it, made git run that hook in that checkout
+// later, and the record named the hook by a path no watch matched:
+// run/persists names the .git. A .git made as a directory is none (its
+// hooks and config are named by their own paths).
+func TestDotGitWrittenAsAFileOrLinkPersists(t *testing.T) {
+	for _, dotGit := range []evidence.Write{
+		{Path: "sub/.git", Op: evidence.OpCreate, Kind: "file"},
+		placeLink("sub/.git", "../evil"),
+	} {
+		fs := persistNotices([]report.HookRun{placeRun(dotGit,
+			evidence.Write{Path: "evil/hooks/post-checkout", Op: evidence.OpCreate, Kind: "file"},
+			evidence.Write{Path: "evil/HEAD", Op: evidence.OpCreate, Kind: "file"})})
+		if len(fs) != 1 || fs[0].Evidence != "sub/.git" || !strings.Contains(fs[0].Message, persistGitDir) {
+			t.Errorf("a %s at sub/.git: run/persists %+v, want one naming sub/.git", dotGit.Kind, fs)
+		}
+	}
+	fs := persistNotices([]report.HookRun{placeRun(
+		evidence.Write{Path: "vendor/.git", Op: evidence.OpCreate, Kind: "dir"},
+		evidence.Write{Path: "vendor/.git/description", Op: evidence.OpCreate, Kind: "file"})})
+	if len(fs) != 0 {
+		t.Errorf("a .git directory: run/persists %+v, want none", fs)
+	}
+}

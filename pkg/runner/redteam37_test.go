@@ -106,6 +106,9 @@ func TestRedteam37LinkAtAWatchedDirectoryPersists(t *testing.T) {
 		{".cargox", ""},
 		{"web/.husky", persistHookTool},
 		{".claude/x", ""},
+		{"sub/.git", persistGitDir},
+		{".git", persistGitDir},
+		{"sub/.gitx", ""},
 	} {
 		if got := persistsWhy(c.path); got != c.why {
 			t.Errorf("persistsWhy(%q) = %q, want %q", c.path, got, c.why)
