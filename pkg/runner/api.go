@@ -755,6 +755,7 @@ func (s *session) discover(paths []string) error {
 		}
 	}
 	s.applySettings()
+	s.sameNamePlugins()
 	s.serverFindings()
 	s.hookFetchedCode()
 	s.hookClimbsOut()
