@@ -322,7 +322,7 @@ func TestHookSeesAIAgent(t *testing.T) {
 		env  map[string]any
 		want string
 	}{
-		{"claude code's own", nil, "agent=claude-code_2-1-295_harness\n"},
+		{"claude code's own", nil, "agent=claude-code_2-1-296_harness\n"},
 		{"the settings' env", map[string]any{"AI_AGENT": "wrapper"}, "agent=wrapper\n"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

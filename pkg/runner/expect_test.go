@@ -215,12 +215,12 @@ checks:
 	}
 	sort.Slice(got, func(i, j int) bool { return got[i].Cmd < got[j].Cmd })
 	want := []seen{
-		{"/bin/sh -c echo " + dir, []string{"CLAUDE_CODE_ENTRYPOINT=cli", "AI_AGENT=claude-code_2-1-295_harness", "PYTHONDONTWRITEBYTECODE=1", "BUN_RUNTIME_TRANSPILER_CACHE_PATH=0", "CLAUDECODE=1", "CLAUDE_CODE_CHILD_SESSION=1", "CLAUDE_PROJECT_DIR=" + dir, "CLAUDE_PLUGIN_ROOT=" + dir}, "2s", "3s", sandbox.ModeStrict, "record",
+		{"/bin/sh -c echo " + dir, []string{"CLAUDE_CODE_ENTRYPOINT=cli", "AI_AGENT=claude-code_2-1-296_harness", "PYTHONDONTWRITEBYTECODE=1", "BUN_RUNTIME_TRANSPILER_CACHE_PATH=0", "CLAUDECODE=1", "CLAUDE_CODE_CHILD_SESSION=1", "CLAUDE_PROJECT_DIR=" + dir, "CLAUDE_PLUGIN_ROOT=" + dir}, "2s", "3s", sandbox.ModeStrict, "record",
 			map[string]any{"cwd": dir, "hook_event_name": "UserPromptSubmit", "permission_mode": "default", "prompt": "hello"}},
-		{"/bin/sh -c echo guard", []string{"CLAUDE_CODE_ENTRYPOINT=cli", "AI_AGENT=claude-code_2-1-295_harness", "PYTHONDONTWRITEBYTECODE=1", "BUN_RUNTIME_TRANSPILER_CACHE_PATH=0", "CLAUDECODE=1", "CLAUDE_CODE_CHILD_SESSION=1", "CLAUDE_EFFORT=high", "CLAUDE_PROJECT_DIR=" + dir, "CLAUDE_PLUGIN_ROOT=" + dir}, "7s", "3s", sandbox.ModeStrict, "record",
+		{"/bin/sh -c echo guard", []string{"CLAUDE_CODE_ENTRYPOINT=cli", "AI_AGENT=claude-code_2-1-296_harness", "PYTHONDONTWRITEBYTECODE=1", "BUN_RUNTIME_TRANSPILER_CACHE_PATH=0", "CLAUDECODE=1", "CLAUDE_CODE_CHILD_SESSION=1", "CLAUDE_EFFORT=high", "CLAUDE_PROJECT_DIR=" + dir, "CLAUDE_PLUGIN_ROOT=" + dir}, "7s", "3s", sandbox.ModeStrict, "record",
 			map[string]any{"cwd": dir, "hook_event_name": "PreToolUse", "permission_mode": "bypassPermissions", "effort": map[string]any{"level": "high"}, "tool_name": "Bash",
 				"tool_input": map[string]any{"command": "rm -rf /"}}},
-		{"/bin/sh -c echo stop", []string{"CLAUDE_CODE_ENTRYPOINT=cli", "AI_AGENT=claude-code_2-1-295_harness", "PYTHONDONTWRITEBYTECODE=1", "BUN_RUNTIME_TRANSPILER_CACHE_PATH=0", "CLAUDECODE=1", "CLAUDE_CODE_CHILD_SESSION=1", "CLAUDE_EFFORT=high", "CLAUDE_PROJECT_DIR=" + dir, "CLAUDE_PLUGIN_ROOT=" + dir}, "7s", "3s", sandbox.ModeStrict, "record",
+		{"/bin/sh -c echo stop", []string{"CLAUDE_CODE_ENTRYPOINT=cli", "AI_AGENT=claude-code_2-1-296_harness", "PYTHONDONTWRITEBYTECODE=1", "BUN_RUNTIME_TRANSPILER_CACHE_PATH=0", "CLAUDECODE=1", "CLAUDE_CODE_CHILD_SESSION=1", "CLAUDE_EFFORT=high", "CLAUDE_PROJECT_DIR=" + dir, "CLAUDE_PLUGIN_ROOT=" + dir}, "7s", "3s", sandbox.ModeStrict, "record",
 			map[string]any{"cwd": dir, "hook_event_name": "Stop", "permission_mode": "default", "effort": map[string]any{"level": "high"}, "stop_hook_active": false,
 				"last_assistant_message": "I added the test and it passes.", "background_tasks": []any{}, "session_crons": []any{}}},
 	}

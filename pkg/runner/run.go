@@ -347,7 +347,7 @@ var hookOwnEnv = map[string]bool{"CLAUDECODE": true, "CLAUDE_CODE_CHILD_SESSION"
 // claudeCodeVersion is the newest Claude Code release whose hooks this
 // package is checked against (docs/hook-events.md, "Checked against the
 // hooks reference").
-const claudeCodeVersion = "2.1.295"
+const claudeCodeVersion = "2.1.296"
 
 // aiAgentEnv is the AI_AGENT Claude Code (2.1.120 and later: "Set AI_AGENT
 // environment variable for subprocesses") gives the commands it starts:
