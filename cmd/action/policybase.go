@@ -518,7 +518,8 @@ func calledBlobAt(ctx context.Context, dir, commit, p string) ([]byte, bool, err
 var errTooLarge = errors.New("larger than vigiles reads")
 
 // git runs the caller's git in dir with args, and returns its output, at
-// most max bytes; its error names git's own message. Hooks are off (a
+// most max bytes; its error names git's own message (gitMessage: a
+// URL's user information redacted, as git may print origin's). Hooks are off (a
 // fetch runs reference-transaction hooks), and it never asks for a
 // password.
 func git(ctx context.Context, dir string, max int, args ...string) ([]byte, error) {
@@ -549,10 +550,7 @@ func git(ctx context.Context, dir string, max int, args ...string) ([]byte, erro
 		return nil, errTooLarge
 	}
 	if err != nil {
-		msg := strings.TrimSpace(stderr.String())
-		if len(msg) > 300 {
-			msg = msg[:300] + "…"
-		}
+		msg := gitMessage(stderr.String())
 		if msg == "" {
 			return nil, fmt.Errorf("git %s: %w", args[0], err)
 		}

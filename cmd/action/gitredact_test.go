@@ -1,0 +1,51 @@
+package main
+
+import (
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+// TestGitErrorRedactsUserinfo: what an error keeps of git's stderr has
+// the user information of each URL in it, and a bare user:password@,
+// redacted, before it is cut: a cut in the middle of a URL leaves none
+// of its secret either.
+func TestGitErrorRedactsUserinfo(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"fatal: unable to access 'https://x-access-token:SECRET@github.example/owner/repo/': The requested URL returned error: 500",
+			"fatal: unable to access 'https://***@github.example/owner/repo/': The requested URL returned error: 500"},
+		{`fatal: "http://u:SECRET@h/r" and 'ssh://v:SECRET@h2:22/r' and git://w:SECRET@h3`,
+			`fatal: "http://***@h/r" and 'ssh://***@h2:22/r' and git://***@h3`},
+		{"fatal: repository 'https://SECRET@github.example/o/r/' not found", "fatal: repository 'https://***@github.example/o/r/' not found"},
+		{"fatal: 'HTTPS://us%40er:SEC%40RET@h/r'", "fatal: 'HTTPS://***@h/r'"},
+		{"fatal: 'https://u:SE@CR:ET@h:1/r'", "fatal: 'https://***@h:1/r'"},
+		{"fatal: 'http://u:SECRET@[::1]:8080/r'", "fatal: 'http://***@[::1]:8080/r'"},
+		{"fatal: unable to look up user:SECRET@127.0.0.1:1 (port 9418) (Name or service not known)",
+			"fatal: unable to look up ***@127.0.0.1:1 (port 9418) (Name or service not known)"},
+		{"user:SE:CRET@host: Permission denied (publickey).\r\nfatal: Could not read from remote repository.",
+			"***@host: Permission denied (publickey).\r\nfatal: Could not read from remote repository."},
+		{"(user:SECRET@host)", "(***@host)"},
+		// No secret: left as git said it.
+		{"git@github.example: Permission denied (publickey).", "git@github.example: Permission denied (publickey)."},
+		{"fatal: 'git@github.example:owner/repo.git' does not appear to be a git repository", "fatal: 'git@github.example:owner/repo.git' does not appear to be a git repository"},
+		{"fatal: bad revision 'HEAD@{0}:x'; refs/heads/main: t@t", "fatal: bad revision 'HEAD@{0}:x'; refs/heads/main: t@t"},
+		{"fatal: unable to access 'https://github.example/o/r/': Could not resolve host: github.example", "fatal: unable to access 'https://github.example/o/r/': Could not resolve host: github.example"},
+	} {
+		if got := gitMessage(c.in); got != c.want {
+			t.Errorf("gitMessage(%q)\n = %q\nwant %q", c.in, got, c.want)
+		}
+	}
+
+	// Cut at maxGitMessage in the middle of a URL, its "@" past the cut.
+	pre := "fatal: unable to access '" + strings.Repeat("é", 120) // 265 bytes, then the URL, its "@" at 306
+	in := pre + "https://x-access-token:SECRETSECRETSECRET@github.example/o/r/': error"
+	got := gitMessage(in)
+	if strings.Contains(got, "SECRET") || !strings.HasPrefix(got, pre+"https://***@") || len(got) > maxGitMessage+len("…") {
+		t.Errorf("a URL cut at %d bytes: %q", maxGitMessage, got)
+	}
+	// A character at the cut is left whole.
+	got = gitMessage("x" + strings.Repeat("é", 200))
+	if !utf8.ValidString(got) || !strings.HasSuffix(got, "é…") {
+		t.Errorf("a cut inside a character: %q", got)
+	}
+}
