@@ -543,8 +543,11 @@ func cmdAudit(ctx context.Context, args []string, getenv func(string) string, st
 	runner.Version = version
 	rep, err := runner.Audit(ctx, o)
 	err = withRunnerHints(err, c.dir)
-	if err == nil && *updateBaseline && !c.quiet {
-		fmt.Fprintf(stderr, "vigiles: wrote the baseline %s (%s); review its diff before committing\n", *baseline, baselineRuns(rep))
+	if err == nil && *updateBaseline && o.Progress != nil {
+		// The caller's own name, shown as the text report shows a path,
+		// through the progress lines' writer: inert in a step log and on
+		// a terminal (TestUpdateBaselineLineShowsTheNameInert).
+		fmt.Fprintf(o.Progress, "wrote the baseline %s (%s); review its diff before committing\n", evidence.ShownName(*baseline), baselineRuns(rep))
 	}
 	return finishReport("audit", rep, err, c.format, c.output, textOut(c.format, stdout, getenv), stderr)
 }
