@@ -9,7 +9,9 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"unicode/utf8"
 
+	"github.com/vigiles/action/internal/textcut"
 	"github.com/vigiles/action/pkg/report"
 )
 
@@ -149,6 +151,26 @@ func (s *session) outsidePlugins() {
 // names; the rest it counts.
 const maxOutsideNamed = 10
 
+// maxOutsideName bounds, in characters, each name a discovery/outside-plugin
+// warning quotes of the settings' (a plugin, its marketplace, a path, a
+// file): a longer one is cut in its middle (textcut.Middle), so that the
+// message, which quotes a marketplace's name up to three times, keeps
+// what it is about and what to do within the 4,096 characters the
+// annotations, the check run and SARIF show of a message, which they cut
+// in its middle. Room for a name of a few hundred bytes whole: hostile
+// text is shown, inert, as it is (TestRedteam36NewFindingsOfHostileTextAreInert).
+const maxOutsideName = 400
+
+// shownOutside is a name as a discovery/outside-plugin warning shows it:
+// cut to maxOutsideName, then shownName. One within it is shown as it is,
+// bytes that are no UTF-8 quoted by shownName, not replaced by the cut.
+func shownOutside(s string) string {
+	if utf8.RuneCountInString(s) > maxOutsideName {
+		s = textcut.Middle(s, maxOutsideName)
+	}
+	return shownName(s)
+}
+
 // before says whether the position a comes before b in its file.
 func before(a, b jpos) bool {
 	return a.Line < b.Line || a.Line == b.Line && a.Col < b.Col
@@ -160,17 +182,17 @@ func before(a, b jpos) bool {
 // (inTree) from a source other than the repository's audited marketplace
 // of that name, or from a path that holds no marketplace (nowhere).
 func (s *session) outsideFinding(file, market string, ks []string, at jpos, inTree bool, sources map[string]string, nowhere map[string]unreadSource) {
-	what, them, it := "the plugin "+shownName(ks[0]), "them", "it"
+	what, them, it := "the plugin "+shownOutside(ks[0]), "them", "it"
 	var pnames []string
 	for _, k := range ks {
 		name, _, _ := strings.Cut(k, "@")
 		pnames = append(pnames, name)
 	}
-	noPlugin := "no plugin " + shownName(pnames[0])
+	noPlugin := "no plugin " + shownOutside(pnames[0])
 	if len(ks) > 1 {
 		shown := make([]string, 0, maxOutsideNamed)
 		for _, k := range ks[:min(len(ks), maxOutsideNamed)] {
-			shown = append(shown, shownName(k))
+			shown = append(shown, shownOutside(k))
 		}
 		list := strings.Join(shown, ", ")
 		if more := len(ks) - len(shown); more > 0 {
@@ -181,19 +203,19 @@ func (s *session) outsideFinding(file, market string, ks []string, at jpos, inTr
 	}
 	from := "a marketplace the user added"
 	if src, ok := sources[market]; ok {
-		from = "the marketplace " + shownName(market) + " that extraKnownMarketplaces names (source " + shownName(clip(src, 200)) + ")"
+		from = "the marketplace " + shownOutside(market) + " that extraKnownMarketplaces names (source " + shownName(clip(src, 200)) + ")"
 		if src == claudeMarkets[market] {
-			from = "the marketplace " + shownName(market) + " that Claude Code adds by itself (source " + src + ")"
+			from = "the marketplace " + shownOutside(market) + " that Claude Code adds by itself (source " + src + ")"
 		}
 	}
 	msg := fmt.Sprintf("%s turns on %s, which Claude Code installs from %s, outside the repository, and whose hooks it runs in every session here: vigiles did not run or audit %s; vendor %s in the repository with a marketplace entry that points at %s%s, to audit %s",
-		shownName(file), what, from, them, it, it, vendorHint(market), it)
+		shownOutside(file), what, from, them, it, it, vendorHint(market), it)
 	if inTree {
 		// The repository holds a marketplace of that name, audited: the
 		// source may well be this repository, which only a checkout's
 		// origin remote tells.
 		msg = fmt.Sprintf("%s turns on %s, which Claude Code installs from %s, outside the repository, not from the repository's marketplace of that name, which vigiles audited: the hooks Claude Code runs in every session here are the source's, which vigiles did not run or audit; where that source is this repository, audit a git checkout whose origin remote names it (vigiles then reads the source as the audited marketplace), else point the source at the repository's own directory",
-			shownName(file), what, from)
+			shownOutside(file), what, from)
 	}
 	if u, ok := nowhere[market]; ok {
 		// The source names a place in the repository that holds no
@@ -213,24 +235,24 @@ func (s *session) outsideFinding(file, market string, ks []string, at jpos, inTr
 		switch u.cause {
 		case noMarketFile:
 			msg = fmt.Sprintf("%s turns on %s from the marketplace %s, which extraKnownMarketplaces names by the file path %s, where the repository holds no marketplace (no file there%s): Claude Code adds no marketplace from it, so it installs %s from it and runs none of its hooks%s; point the path at the marketplace file, relative to the project's directory",
-				shownName(file), what, shownName(market), shownName(u.path), literal, noPlugin, audited)
+				shownOutside(file), what, shownOutside(market), shownOutside(u.path), literal, noPlugin, audited)
 		case fileRootOutside:
 			msg = fmt.Sprintf("%s turns on %s from the marketplace %s, which extraKnownMarketplaces names by the file path %s: Claude Code reads that file and takes the directory two levels above it as the marketplace's root, where its plugins' relative sources start, and that directory is outside the repository, so vigiles did not read the file, and ran and audited none of its plugins' hooks%s; keep the file at <root>/.claude-plugin/marketplace.json, where <root> is the directory of the repository that its plugins' relative sources start from, and point the path at it",
-				shownName(file), what, shownName(market), shownName(u.path), audited)
+				shownOutside(file), what, shownOutside(market), shownOutside(u.path), audited)
 		case notRead:
 			why := "it is not a JSON object or gives no \"name\""
 			if len(u.others) > 0 {
 				shown := make([]string, 0, len(u.others))
 				for _, o := range u.others {
-					shown = append(shown, shownName(o))
+					shown = append(shown, shownOutside(o))
 				}
 				why = "it names the marketplace " + strings.Join(shown, ", ")
 			}
 			msg = fmt.Sprintf("%s turns on %s from the marketplace %s, which extraKnownMarketplaces names by the path %s, whose marketplace file %s vigiles did not read as a marketplace of that name (%s), so it ran and audited none of its plugins' hooks%s; give the file the \"name\" %s, or point the path at the marketplace of that name",
-				shownName(file), what, shownName(market), shownName(u.path), shownName(u.file), why, audited, shownName(market))
+				shownOutside(file), what, shownOutside(market), shownOutside(u.path), shownOutside(u.file), why, audited, shownOutside(market))
 		default:
 			msg = fmt.Sprintf("%s turns on %s from the marketplace %s, which extraKnownMarketplaces names by the path %s, where the repository holds no marketplace (no .claude-plugin/marketplace.json there%s): Claude Code adds no marketplace from it, so it installs %s from it and runs none of its hooks%s; point the path at the directory that holds .claude-plugin/marketplace.json, relative to the project's directory (\"./\" for its root)",
-				shownName(file), what, shownName(market), shownName(u.path), literal, noPlugin, audited)
+				shownOutside(file), what, shownOutside(market), shownOutside(u.path), literal, noPlugin, audited)
 		}
 	}
 	s.findings = append(s.findings, report.Finding{Rule: RuleOutsidePlugin, Severity: report.SeverityWarning,
