@@ -22,6 +22,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/vigiles/action/internal/netwire"
+	"github.com/vigiles/action/internal/textcut"
 	"github.com/vigiles/action/pkg/annotate"
 	"github.com/vigiles/action/pkg/evidence"
 	"github.com/vigiles/action/pkg/report"
@@ -1303,6 +1304,53 @@ func cleanAs(s string, max int, name bool) string {
 	return b.String()
 }
 
+// cleanMiddle is clean for a finding's message, whose end says what to
+// do: past max it is cut in its middle (textcut.MiddleMarker), a third of
+// what it keeps from its start and the rest from its end, counted as
+// clean counts, where a cut from the end left a long name at its start
+// and lost the fix (TestTextReportKeepsMessagesWhole).
+func cleanMiddle(s string, max int) string {
+	keep := max - utf8.RuneCountInString(textcut.MiddleMarker)
+	width := 0
+	for i, r := range s {
+		if width += utf8.RuneCountInString(shownAt(s, i, r, false)); width > max {
+			break
+		}
+	}
+	if width <= max || keep < 3 {
+		return clean(s, max)
+	}
+	var b strings.Builder
+	n, headEnd := 0, 0
+	for i, r := range s {
+		p := shownAt(s, i, r, false)
+		w := utf8.RuneCountInString(p)
+		if n+w > keep/3 {
+			headEnd = i
+			break
+		}
+		b.WriteString(p)
+		n += w
+	}
+	b.WriteString(textcut.MiddleMarker)
+	var tail []string
+	for j := len(s); j > headEnd; {
+		r, size := utf8.DecodeLastRuneInString(s[:j])
+		p := shownAt(s, j-size, r, false)
+		w := utf8.RuneCountInString(p)
+		if n+w > keep {
+			break
+		}
+		tail = append(tail, p)
+		n += w
+		j -= size
+	}
+	for i := len(tail) - 1; i >= 0; i-- {
+		b.WriteString(tail[i])
+	}
+	return b.String()
+}
+
 // shownRune is how clean shows r, and cleanName where name is true: as
 // shownAt shows it where it is a whole character.
 func shownRune(r rune, name bool) string { return shownAt(string(r), 0, r, name) }
@@ -1573,14 +1621,14 @@ func writeTextReportOf(w io.Writer, rep *report.Report, runErr error) {
 		fmt.Fprintf(w, "\n%s (%d error, %d warning, %d notice%s):\n", title,
 			shownCounts[report.SeverityError], shownCounts[report.SeverityWarning], shownCounts[report.SeverityNotice], note)
 		for _, f := range shown {
-			fmt.Fprintf(w, "  %-7s %s  %s\n          %s\n", ownWord(string(f.Severity), severities), loc(f.Location), cleanName(f.Rule, 60), clean(f.Message, maxMessageRunes))
+			fmt.Fprintf(w, "  %-7s %s  %s\n          %s\n", ownWord(string(f.Severity), severities), loc(f.Location), cleanName(f.Rule, 60), cleanMiddle(f.Message, maxMessageRunes))
 		}
 	}
 	fmt.Fprintln(w)
 	switch {
 	case runErr != nil:
 		// Whatever the verdict: the command exits 125.
-		fmt.Fprintf(w, "Result: ERROR — %s.\n", clean(strings.TrimSuffix(namedFor(cleanName(rep.Command, 20), runErr).Error(), "."), maxMessageRunes))
+		fmt.Fprintf(w, "Result: ERROR — %s.\n", cleanMiddle(strings.TrimSuffix(namedFor(cleanName(rep.Command, 20), runErr).Error(), "."), maxMessageRunes))
 	case rep.Verdict == report.VerdictPass:
 		fmt.Fprintln(w, "Result: PASS.")
 	case rep.Verdict == report.VerdictFail:
@@ -1669,7 +1717,7 @@ func writeTestText(w io.Writer, rep *report.Report, verdict, shard string) {
 			fmt.Fprintf(w, ", %s\n", dur(r.DurationMs))
 		}
 		for _, f := range c.fails {
-			fmt.Fprintf(w, "       ✗ %s  %s\n", loc(f.Location), clean(f.Message, maxMessageRunes))
+			fmt.Fprintf(w, "       ✗ %s  %s\n", loc(f.Location), cleanMiddle(f.Message, maxMessageRunes))
 			// A stream's own expectation quotes the pattern, not what
 			// the hook printed, which a short output ("ok", in
 			// "want stdout to match ^ok$") only seems to be part of.
@@ -1722,7 +1770,8 @@ func underCheck(rep *report.Report, f report.Finding) bool {
 // maxMessageRunes bounds a finding's message in the text report. vigiles
 // writes messages that say what to do at their end (discovery/no-hooks
 // lists where it looked, then the fix): the bound keeps them whole and
-// still cuts a message that quotes pages of a hook's text.
+// still cuts a message that quotes pages of a hook's text, in its middle
+// (cleanMiddle).
 const maxMessageRunes = 1000
 
 // Bounds of the evidence shown under a failed expectation.

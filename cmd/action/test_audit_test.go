@@ -596,7 +596,9 @@ func TestUpdateBaselineNeedsTheWholeAudit(t *testing.T) {
 
 // TestTextReportKeepsMessagesWhole: the text report shows vigiles' own
 // messages whole, their fix at the end included (discovery/no-hooks says
-// where it looked, then what to do), and still cuts a runaway one.
+// where it looked, then what to do), and still cuts a runaway one, in its
+// middle, so that a name of thousands of characters near its start leaves
+// the fix at its end (it was cut from its end).
 func TestTextReportKeepsMessagesWhole(t *testing.T) {
 	dir := t.TempDir()
 	_, js, _ := runCLI(t, "audit", "--dir", dir, "--baseline", "", "-q", "--format", "json")
@@ -609,12 +611,18 @@ func TestTextReportKeepsMessagesWhole(t *testing.T) {
 	if msg := rep.Findings[0].Message; code != 1 || !strings.Contains(out, annotate.NoMatch(msg)) {
 		t.Errorf("exit %d; the text report does not hold the whole message %q:\n%s", code, msg, out)
 	}
-	long := strings.Repeat("x", 5000)
+	long := "the plugin " + strings.Repeat("x", 5000) + " does this; do that to fix it"
 	var b bytes.Buffer
 	writeTextReport(&b, &report.Report{Schema: report.Schema, Command: "audit", Verdict: report.VerdictFail,
 		Findings: []report.Finding{{Rule: "r", Severity: report.SeverityError, Message: long}}})
-	if strings.Contains(b.String(), long[:maxMessageRunes]) || !strings.Contains(b.String(), long[:maxMessageRunes-1]+"…") {
-		t.Errorf("a %d-rune message is not cut to %d runes, its \"…\" among them", len(long), maxMessageRunes)
+	var line string
+	for _, l := range strings.Split(b.String(), "\n") {
+		if strings.Contains(l, "the plugin x") {
+			line = strings.TrimSpace(l)
+		}
+	}
+	if n := utf8.RuneCountInString(line); n != maxMessageRunes || !strings.HasSuffix(line, "xxx does this; do that to fix it") || !strings.Contains(line, "x … (cut) … x") {
+		t.Errorf("a %d-rune message is not cut in its middle to %d runes, its start and its fix kept: %d runes, %.80q … %q", len(long), maxMessageRunes, n, line, line[max(0, len(line)-80):])
 	}
 }
 

@@ -5,10 +5,12 @@ import (
 	"unicode/utf8"
 )
 
-// endMarker and middleMarker say where text was left out.
+// endMarker says where text was cut from its end, and MiddleMarker where
+// its middle was left out: a text report that cuts by what it shows, not
+// by characters, cuts with it too.
 const (
 	endMarker    = "… (cut)"
-	middleMarker = " … (cut) … "
+	MiddleMarker = " … (cut) … "
 )
 
 // End returns s shortened to at most max characters (runes), ending in a
@@ -46,11 +48,11 @@ func Middle(s string, max int) string {
 	if n <= max {
 		return s
 	}
-	keep := max - utf8.RuneCountInString(middleMarker)
+	keep := max - utf8.RuneCountInString(MiddleMarker)
 	if keep <= 0 {
 		return End(s, max)
 	}
 	rs := []rune(s)
 	head := keep / 3
-	return string(rs[:head]) + middleMarker + string(rs[n-(keep-head):])
+	return string(rs[:head]) + MiddleMarker + string(rs[n-(keep-head):])
 }
