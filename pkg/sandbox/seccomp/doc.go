@@ -10,7 +10,8 @@
 // line disciplines (ioctl TIOCSETD: one the kernel lacks it asks modprobe
 // for, on the host).
 // A socket of an address family other than local, IPv4, IPv6 and netlink
-// fails with EAFNOSUPPORT, and one of those of a protocol the kernel would
+// fails with EAFNOSUPPORT, as does AF_INET's SOCK_PACKET (an AF_PACKET
+// socket the kernel makes of it), and one of those of a protocol the kernel would
 // ask modprobe for (SCTP, DCCP, L2TP, NETLINK_XFRM, NETLINK_CRYPTO …:
 // loaded into the host's kernel, to stay) with EPROTONOSUPPORT, as a kernel
 // without them answers. clone3 fails with ENOSYS so that libc falls back to clone, whose flags the

@@ -149,6 +149,26 @@ var skippedAlways = []string{"sync", "syncfs", "fsync", "fdatasync", "sync_file_
 // network namespace; AF_ALG, AF_PACKET, AF_TIPC, AF_RDS …
 const socketFamiliesText = "family not AF_UNIX, AF_INET, AF_INET6 or AF_NETLINK"
 
+// sockPacket is SOCK_PACKET, a type the kernel still takes of AF_INET
+// (Linux 2.0's packet sockets): socket(AF_INET, SOCK_PACKET, proto) is
+// made an AF_PACKET socket before any check (__sock_create), so the
+// family the filter reads is AF_INET and the socket it lets through is
+// AF_PACKET's, whose frames go to a link's driver past every netfilter
+// hook of IPv4 and IPv6, the egress wall's among them (in allow mode the
+// connector's tap, which slirp4netns and pasta forward). Its module is
+// asked for first, as root, where the kernel has it as one (net-pf-17),
+// and the call writes the command's name to the host's kernel log. Only
+// CAP_NET_RAW, which the command never holds, kept it from opening:
+// under the filter alone, a caller that held it got the packet socket.
+// The type is the second argument's low four bits (SOCK_TYPE_MASK: the
+// others are SOCK_NONBLOCK and SOCK_CLOEXEC); refused as the other
+// families are, as a kernel without AF_PACKET refuses it.
+const sockPacket = 10
+
+const sockTypeMask = 0xf
+
+const sockPacketText = "AF_INET, type SOCK_PACKET"
+
 // inetProtocols are the protocols a hook may open AF_INET and AF_INET6
 // sockets of: the default (0), TCP, UDP, UDP-Lite, the ICMP echo of ping
 // sockets, MPTCP (Go's listeners try it first) and IPPROTO_RAW (a raw
@@ -446,9 +466,11 @@ func Rules(a Arch) []Rule {
 		Rule{Syscall: "openat", Action: ActionEINVAL, When: "O_DIRECT"},
 		Rule{Syscall: "openat2", Action: ActionENOSYS},
 		Rule{Syscall: "socket", Action: ActionEAFNOSUPPORT, When: socketFamiliesText},
+		Rule{Syscall: "socket", Action: ActionEAFNOSUPPORT, When: sockPacketText},
 		Rule{Syscall: "socket", Action: ActionEPROTONOSUPPORT, When: inetProtocolsText},
 		Rule{Syscall: "socket", Action: ActionEPROTONOSUPPORT, When: netlinkProtocolsText},
 		Rule{Syscall: "socketpair", Action: ActionEAFNOSUPPORT, When: socketFamiliesText},
+		Rule{Syscall: "socketpair", Action: ActionEAFNOSUPPORT, When: sockPacketText},
 		Rule{Syscall: "socketpair", Action: ActionEPROTONOSUPPORT, When: inetProtocolsText},
 		Rule{Syscall: "socketpair", Action: ActionEPROTONOSUPPORT, When: netlinkProtocolsText},
 	)
@@ -688,9 +710,16 @@ func Compile(a Arch) ([]unix.SockFilter, error) {
 	b.label("socket")
 	b.stmt(unix.BPF_LD|unix.BPF_W|unix.BPF_ABS, offArgLow(0))
 	b.jump(unix.BPF_JMP|unix.BPF_JEQ|unix.BPF_K, unix.AF_UNIX, "allow", "")
-	b.jump(unix.BPF_JMP|unix.BPF_JEQ|unix.BPF_K, unix.AF_INET, "inetproto", "")
+	b.jump(unix.BPF_JMP|unix.BPF_JEQ|unix.BPF_K, unix.AF_INET, "inettype", "")
 	b.jump(unix.BPF_JMP|unix.BPF_JEQ|unix.BPF_K, unix.AF_INET6, "inetproto", "")
 	b.jump(unix.BPF_JMP|unix.BPF_JEQ|unix.BPF_K, unix.AF_NETLINK, "nlproto", "")
+	b.ret(retNoAF)
+
+	// The type is an int too (see sockPacket).
+	b.label("inettype")
+	b.stmt(unix.BPF_LD|unix.BPF_W|unix.BPF_ABS, offArgLow(1))
+	b.stmt(unix.BPF_ALU|unix.BPF_AND|unix.BPF_K, sockTypeMask)
+	b.jump(unix.BPF_JMP|unix.BPF_JEQ|unix.BPF_K, sockPacket, "", "inetproto")
 	b.ret(retNoAF)
 
 	b.label("inetproto")

@@ -46,6 +46,8 @@ func run(prog []unix.SockFilter, d seccompData) (uint32, error) {
 				return 0, fmt.Errorf("pc %d: load at %d out of seccomp_data", pc, in.K)
 			}
 			acc = binary.LittleEndian.Uint32(data[in.K:])
+		case unix.BPF_ALU | unix.BPF_AND | unix.BPF_K:
+			acc &= in.K
 		case unix.BPF_JMP | unix.BPF_JEQ | unix.BPF_K,
 			unix.BPF_JMP | unix.BPF_JGE | unix.BPF_K,
 			unix.BPF_JMP | unix.BPF_JSET | unix.BPF_K:
@@ -247,6 +249,14 @@ func TestCompile(t *testing.T) {
 				{"socket(AF_VSOCK)", call("socket", unix.AF_VSOCK, unix.SOCK_STREAM), ActionEAFNOSUPPORT},
 				{"socket(AF_ALG)", call("socket", unix.AF_ALG, unix.SOCK_SEQPACKET), ActionEAFNOSUPPORT},
 				{"socket(AF_PACKET)", call("socket", unix.AF_PACKET, unix.SOCK_RAW), ActionEAFNOSUPPORT},
+				// AF_INET's SOCK_PACKET is an AF_PACKET socket (sockPacket).
+				{"socket(AF_INET, SOCK_PACKET)", call("socket", unix.AF_INET, sockPacket, 0), ActionEAFNOSUPPORT},
+				{"socket(AF_INET, SOCK_PACKET|SOCK_CLOEXEC|SOCK_NONBLOCK)", call("socket", unix.AF_INET, sockPacket|unix.SOCK_CLOEXEC|unix.SOCK_NONBLOCK, 0), ActionEAFNOSUPPORT},
+				{"socket(AF_INET, high bits|SOCK_PACKET)", call("socket", unix.AF_INET, 0xdeadbeef00000000|sockPacket, 0), ActionEAFNOSUPPORT},
+				{"socket(AF_INET, SOCK_PACKET, TCP)", call("socket", unix.AF_INET, sockPacket, unix.IPPROTO_TCP), ActionEAFNOSUPPORT},
+				{"socketpair(AF_INET, SOCK_PACKET)", call("socketpair", unix.AF_INET, sockPacket, 0), ActionEAFNOSUPPORT},
+				{"socket(AF_INET, SOCK_DGRAM|SOCK_CLOEXEC)", call("socket", unix.AF_INET, unix.SOCK_DGRAM|unix.SOCK_CLOEXEC, 0), ActionAllow},
+				{"socket(AF_INET6, SOCK_PACKET)", call("socket", unix.AF_INET6, sockPacket, 0), ActionAllow},
 				{"socketpair(AF_UNIX)", call("socketpair", unix.AF_UNIX, unix.SOCK_STREAM), ActionAllow},
 				{"socketpair(AF_VSOCK)", call("socketpair", unix.AF_VSOCK, unix.SOCK_STREAM), ActionEAFNOSUPPORT},
 				{"socket(AF_INET, TCP)", call("socket", unix.AF_INET, unix.SOCK_STREAM, unix.IPPROTO_TCP), ActionAllow},

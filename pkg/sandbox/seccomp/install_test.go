@@ -190,7 +190,8 @@ type childReport struct {
 	Ordinary map[string]string `json:"ordinary"` // check name -> "OK" or what failed
 	// Protocols are the sockets of a protocol the filter refuses, made
 	// under the filter alone: without it, on a kernel that has them as
-	// modules, the call would load the module into this host's kernel.
+	// modules, the call would load the module into this host's kernel;
+	// and those it refuses by their type (refusedTypes).
 	Protocols map[string]string `json:"protocols"` // socket name -> "OK" or errno name
 }
 
@@ -204,6 +205,15 @@ var refusedProtocols = map[string][3]uintptr{
 	"socket(AF_NETLINK, XFRM)":   {unix.AF_NETLINK, unix.SOCK_RAW, unix.NETLINK_XFRM},
 	"socket(AF_NETLINK, CRYPTO)": {unix.AF_NETLINK, unix.SOCK_RAW, unix.NETLINK_CRYPTO},
 	"socketpair(AF_INET, SCTP)":  {unix.AF_INET, unix.SOCK_STREAM, unix.IPPROTO_SCTP},
+}
+
+// refusedTypes are sockets the filter refuses by their type, with
+// EAFNOSUPPORT: AF_INET's SOCK_PACKET, an AF_PACKET socket, which a
+// caller that holds CAP_NET_RAW (this test's root) opened under the
+// filter alone (sockPacket).
+var refusedTypes = map[string][3]uintptr{
+	"socket(AF_INET, SOCK_PACKET)":     {unix.AF_INET, sockPacket | unix.SOCK_CLOEXEC, 0},
+	"socketpair(AF_INET, SOCK_PACKET)": {unix.AF_INET, sockPacket, 0},
 }
 
 func errnoName(e syscall.Errno) string {
@@ -249,7 +259,7 @@ func childMain(mode string) int {
 	if mode == "filtered" {
 		ordinary(rep.Ordinary, os.Getenv("VIGILES_SECCOMP_TEST_HELPERS"))
 		rep.Protocols = map[string]string{}
-		for name, at := range refusedProtocols {
+		for name, at := range joinSockets(refusedProtocols, refusedTypes) {
 			nr := unix.SYS_SOCKET
 			var pair [2]int32
 			if strings.HasPrefix(name, "socketpair") {
@@ -473,6 +483,11 @@ func TestInstallDeniesForReal(t *testing.T) {
 			t.Errorf("%s under the filter: got %s, want EPROTONOSUPPORT", name, got)
 		}
 	}
+	for name := range refusedTypes {
+		if got := filtered.Protocols[name]; got != "EAFNOSUPPORT" {
+			t.Errorf("%s under the filter: got %s, want EAFNOSUPPORT", name, got)
+		}
+	}
 	if len(filtered.Ordinary) < 10 {
 		t.Errorf("ordinary checks ran: %v", filtered.Ordinary)
 	}
@@ -582,4 +597,16 @@ func init() {
 	}
 	fmt.Fprintln(os.Stderr, err)
 	os.Exit(3)
+}
+
+// joinSockets is the sockets of both maps, which name none alike.
+func joinSockets(a, b map[string][3]uintptr) map[string][3]uintptr {
+	out := make(map[string][3]uintptr, len(a)+len(b))
+	for k, v := range a {
+		out[k] = v
+	}
+	for k, v := range b {
+		out[k] = v
+	}
+	return out
 }
