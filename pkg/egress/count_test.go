@@ -373,8 +373,10 @@ print("plain answered", len(c.recv(512)))
 // port, which IPV6_FREEBIND lets a command without privilege send from, as
 // the upstream's answer (in allow mode: whatever addresses it named went
 // into the wall's allow sets); here the stub's listening socket stands in
-// for it: the question is not recorded and not answered (the answer went
-// to the made-up address, recorded as an attempt there).
+// for it: the question is not answered (the answer went to the made-up
+// address, recorded as an attempt there) and not the stub's to record.
+// The wall records it as sent, the attempt at [::1]:53 and its name asked
+// of ::1 (under Claude Code a resolver of the host's there takes it).
 func TestMadeUpSourceReachesNothingLocal(t *testing.T) {
 	dir := probeDir(t, map[string]string{"client.py": spoofClient})
 	res := runDenied(t, "python3 "+dir+"/client.py")
@@ -382,10 +384,18 @@ func TestMadeUpSourceReachesNothingLocal(t *testing.T) {
 	if out := res.Probes[0].Output; !strings.Contains(out, "plain answered") {
 		t.Fatalf("probe: %s", out)
 	}
+	const sent = "asked of ::1 port 53 directly, not of the sandbox's DNS stub"
+	var wall int
 	for _, e := range res.Egress {
-		if e.Host == "spoofed.example" || strings.HasPrefix(e.IP, "2001:db8:53:") {
+		if e.Host == "spoofed.example" && e.Detail != sent || strings.HasPrefix(e.IP, "2001:db8:53:") {
 			t.Errorf("entry %+v: a packet from a made-up source reached the stub", e)
 		}
+		if e.Host == "spoofed.example" || e.Via == evidence.ViaLoopback && e.IP == "::1" && e.Port == 53 {
+			wall++
+		}
+	}
+	if wall != 2 {
+		t.Errorf("the wall's record of the made-up source's question is not its attempt at [::1]:53 and its name: %+v", res.Egress)
 	}
 	if attempts(res.Egress, evidence.ViaDNS, "plain.example") != 1 {
 		t.Errorf("the question from the namespace's own address is not recorded once: %+v", res.Egress)

@@ -154,3 +154,31 @@ func TestLocalSentQuestionIsNoDirectQuestion(t *testing.T) {
 		}
 	}
 }
+
+// TestLocalFromQuestionIsNamed: a datagram the wall logs as sent to one
+// of the namespace's own addresses from an address it does not hold
+// (logPrefixLocalFrom: IPV6_FREEBIND), which it drops, is the attempt at
+// that address and port, and the question it holds is named as asked of
+// that address: under Claude Code a resolver of the host's there takes
+// it. At the loopback too, where an attempt the kernel answers names
+// none.
+func TestLocalFromQuestionIsNamed(t *testing.T) {
+	q := buildQuery(7, 1, []byte("local-from"), []byte("example"), []byte("test"))
+	for dst, via := range map[string]evidence.Via{"::1": evidence.ViaLoopback, "fd00::100": evidence.ViaConnect} {
+		ev, ok := parseNFLOGPacket(nflogMessage(t, logPrefixLocalFrom, udpPacket(netip.MustParseAddr(dst), 53, q)))
+		if !ok {
+			t.Fatalf("%s: the logged datagram was not parsed", dst)
+		}
+		ev.at = time.Unix(100, 0)
+		r := newRecorder()
+		r.addPacket(ev)
+		want := []evidence.Egress{
+			{IP: dst, Port: 53, Proto: "udp", Via: via, Attempts: 1},
+			{Host: "local-from.example.test", Proto: "dns", Via: evidence.ViaDNS, Attempts: 1,
+				Detail: "asked of " + dst + " port 53 directly, not of the sandbox's DNS stub"},
+		}
+		if d := cmp.Diff(want, r.list()); d != "" {
+			t.Errorf("%s: entries (-want +got):\n%s", dst, d)
+		}
+	}
+}

@@ -396,6 +396,13 @@ func parseNFLOGPacket(b []byte) (packetEvent, bool) {
 		ok := parseIPPacket(payload, &ev)
 		ev.questions, ev.unread = nil, 0
 		return ev, ok
+	case logPrefixLocalFrom:
+		// The attempt itself, from an address the namespace does not
+		// hold, which the wall dropped: its destination is the address
+		// tried. A question in it is named: under Claude Code a resolver
+		// of the host's at that address takes it, and asks on.
+		ev.local = true
+		return ev, parseIPPacket(payload, &ev)
 	default:
 		return ev, false
 	}

@@ -230,6 +230,12 @@ func (r *recorder) addPacket(ev packetEvent) {
 	defer r.mu.Unlock()
 	if ev.local && ev.dst.Unmap().IsLoopback() {
 		r.addLocked(ev.at, loopbackEntry(ev.dst, ev.proto, ev.port), 1)
+		for _, q := range ev.questions {
+			// Only a packet from an address the namespace does not
+			// hold (vigiles-lo-from) holds them here: the stub never
+			// saw it.
+			r.addLocked(ev.at, directQuestion(q, ev.dst, ev.port, false, ev.unread), 1)
+		}
 		return
 	}
 	if ev.local {

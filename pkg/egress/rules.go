@@ -43,6 +43,11 @@ const (
 	// addresses that its kernel never answers (a signed SYN, a UDP
 	// datagram over IPv6 without a checksum): the packet itself, as sent.
 	logPrefixLocalSent = "vigiles-lo-sent"
+	// logPrefixLocalFrom logs a packet to one of the namespace's own
+	// addresses from an address it does not hold (IPV6_FREEBIND), which
+	// the wall drops: the packet itself, as sent, with room for a
+	// question (logSnaplenDNS).
+	logPrefixLocalFrom = "vigiles-lo-from"
 	// logPrefixMLD logs an MLD report or done the allow-mode wall lets
 	// through to the connector's link: the groups it names that the
 	// command joined are recorded (nflog.go's membershipGroups).
@@ -307,14 +312,19 @@ func buildRuleset(c *nftables.Conn, pol *policy) (*ruleset, error) {
 
 	// A packet to the namespace's own addresses from an address it does
 	// not hold (a socket bound with IPV6_FREEBIND, which needs no
-	// privilege) is dropped unlogged: it never leaves, so it is no
-	// egress, and delivered it would pass for a packet from outside. The
-	// DNS stub's upstream socket took such a datagram, from the
-	// upstream's address and port, as the upstream's answer: a command
-	// that guessed the question's id put any address it liked into the
-	// allow sets. The wall's own TCP resets (below) are sent from the
-	// address of the packet they refuse, to the command's socket, and
-	// must get through; a reset carries nothing.
+	// privilege) is dropped: delivered it would pass for a packet from
+	// outside. The DNS stub's upstream socket took such a datagram, from
+	// the upstream's address and port, as the upstream's answer: a
+	// command that guessed the question's id put any address it liked
+	// into the allow sets. It is logged first (nflog.go reads the attempt
+	// from the packet itself, a question in it too): under Claude Code
+	// the host's kernel delivers it, a datagram from 2001:db8::9 to
+	// [::1]:8125 reaching the host's service there, and the drop left it
+	// out of the record. The wall's own TCP resets (below) are sent from
+	// the address of the packet they refuse, to the command's socket,
+	// and must get through; a reset carries nothing. Its other refusals,
+	// ICMP errors, come from a local address (icmp_send's choice), and
+	// never reach this rule.
 	isLocal := []expr.Any{
 		&expr.Fib{Register: 1, FlagDADDR: true, ResultADDRTYPE: true},
 		&expr.Cmp{Op: expr.CmpOpEq, Register: 1, Data: nativeU32(unix.RTN_LOCAL)},
@@ -323,7 +333,7 @@ func buildRuleset(c *nftables.Conn, pol *policy) (*ruleset, error) {
 	add(out, slices.Concat(isLocal, []expr.Any{
 		&expr.Fib{Register: 1, FlagSADDR: true, ResultADDRTYPE: true},
 		&expr.Cmp{Op: expr.CmpOpNeq, Register: 1, Data: nativeU32(unix.RTN_LOCAL)},
-		drop()})...)
+		logToLen(logPrefixLocalFrom, logSnaplenDNS), drop()})...)
 
 	// Two attempts at the namespace's own addresses get no answer from
 	// its kernel where nothing takes them, so the rules above never see
