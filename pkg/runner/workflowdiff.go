@@ -707,10 +707,7 @@ func compareDoc(w *WorkflowBase, baseName string, st *callState, depth int) []re
 	}
 	// Then the files called, base's against head's, each pair once.
 	// Named as the workflow is: relative to the same directory.
-	prefix, ok := strings.CutSuffix(w.File, w.Shown)
-	if !ok {
-		prefix = ""
-	}
+	top := topFrom(w.File, w.Shown)
 	child := func(basePath, headPath string, action bool) {
 		key := fmt.Sprint(action, "\x00", basePath, "\x00", headPath)
 		if st.seen[key] || depth >= maxCallDepth {
@@ -746,7 +743,7 @@ func compareDoc(w *WorkflowBase, baseName string, st *callState, depth int) []re
 		if !ok {
 			return // the head has none: the job does not run
 		}
-		c.File = prefix + c.Shown
+		c.File = path.Join(top, c.Shown)
 		finds = append(finds, compareDoc(c, baseName, st, depth+1)...)
 	}
 	for _, p := range pairs {
@@ -776,6 +773,16 @@ func compareDoc(w *WorkflowBase, baseName string, st *callState, depth int) []re
 		finds = append(finds, notCompared(report.SeverityWarning, "the workflow %s calls files of this repository not all of which were read: %s could not be (%s) and is read as none, as others past it may be, so a vigiles step such a file holds was not compared with %s's", shownName(w.Shown), st.unread, cutBytes(st.unreadErr, 400), baseName)...)
 	}
 	return finds
+}
+
+// topFrom is the repository's top as a path relative to the directory
+// file is named from, where file names the repository's file shown
+// (slash-separated, relative to the top): file's directory and a ".."
+// for each of shown's. Where file does not end in shown (the directory
+// is .github/workflows or .github: file is v.yml or workflows/v.yml),
+// cutting shown off file would leave a name, not a directory.
+func topFrom(file, shown string) string {
+	return path.Join(path.Dir(file), strings.Repeat("../", strings.Count(path.Clean(shown), "/")))
 }
 
 // compareWrapStep names what a step that calls vigiles through a
