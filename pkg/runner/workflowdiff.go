@@ -96,7 +96,7 @@ type seer struct {
 // callState is what one comparison has read of the files called, shared
 // by every seer of it: each file is read and parsed once a side.
 type callState struct {
-	wraps map[string]bool      // by side, kind and path
+	wraps map[string]bool      // by side, kind, depth and path
 	files map[string]calledDoc // parsed, a nil root where none
 	seen  map[string]bool      // the pairs of files compared
 	pairs int                  // those of them the base has a file of
@@ -210,15 +210,18 @@ func (s *seer) deeper() *seer {
 }
 
 // wraps says whether the repository's file at p, on s's side, holds a
-// vigiles step at any depth: a composite action's directory (action)
-// or a reusable workflow. A call that comes back to a file being read
-// is none.
+// vigiles step at any depth within maxCallDepth of the workflow: a
+// composite action's directory (action) or a reusable workflow. What
+// is known is kept by the depth it was read at: a file met near the
+// bound may hold vigiles only past it, where a call of it nearer the
+// workflow sees its step. A call that comes back to a file is read a
+// call deeper, to the bound.
 func (s *seer) wraps(p string, action bool) bool {
 	d := s.deeper()
 	if d == nil || p == "" {
 		return false
 	}
-	key := fmt.Sprint(s.base, action, "\x00", p)
+	key := fmt.Sprint(s.base, action, s.depth, "\x00", p)
 	if v, ok := s.st.wraps[key]; ok {
 		return v
 	}

@@ -1,6 +1,8 @@
 package runner
 
 import (
+	"fmt"
+	"maps"
 	"strings"
 	"testing"
 )
@@ -32,4 +34,43 @@ func TestCalledFilesAreNamedFromTheWorkflowsDirectory(t *testing.T) {
 			top + calledFile + ":16":    `has sandbox: "off", where it was "strict"`,
 		})
 	}
+}
+
+// TestCalledFileMetNearTheDepthBoundIsReadAgainNearer: a composite
+// action t whose vigiles step is in the action u it uses, met first at
+// the end of a chain of nine composite actions (t at the tenth call, u
+// past the bound) and then used by a job's step directly, is read at
+// that step as holding vigiles, and a weakening in u is named, where t
+// was kept as holding none from the deep call and the step, t and u were
+// not compared at all.
+func TestCalledFileMetNearTheDepthBoundIsReadAgainNearer(t *testing.T) {
+	composite := func(step string) string {
+		return "name: x\nruns:\n  using: composite\n  steps:\n    - " + step + "\n"
+	}
+	base := map[string]string{
+		callerFile:     "on: [pull_request]\njobs:\n  a:\n    runs-on: ubuntu-latest\n    steps:\n      - uses: ./a1\n  b:\n    runs-on: ubuntu-latest\n    steps:\n      - uses: ./t\n",
+		"t/action.yml": composite("uses: ./u"),
+		"u/action.yml": composite("uses: vigiles/action@v1\n      with: {sandbox: strict}"),
+	}
+	for i := 1; i < maxCallDepth; i++ {
+		next := fmt.Sprintf("./a%d", i+1)
+		if i == maxCallDepth-1 {
+			next = "./t"
+		}
+		base[fmt.Sprintf("a%d/action.yml", i)] = composite("uses: " + next)
+	}
+	head := maps.Clone(base)
+	head["u/action.yml"] = strings.Replace(base["u/action.yml"], "sandbox: strict", "sandbox: off", 1)
+	checkFindings(t, "u weakened", callFindings(base, head, false), map[string]string{"u/action.yml:6": `has sandbox: "off", where it was "strict"`})
+
+	// A cycle: x uses y, then vigiles; y uses x. Met first through x, y
+	// came back to x while x was being read, and was kept as none.
+	base = map[string]string{
+		callerFile:     "on: [pull_request]\njobs:\n  a:\n    runs-on: ubuntu-latest\n    steps:\n      - uses: ./x\n  b:\n    runs-on: ubuntu-latest\n    steps:\n      - uses: ./y\n        with: {level: warning}\n",
+		"x/action.yml": composite("uses: ./y\n    - uses: vigiles/action@v1"),
+		"y/action.yml": composite("uses: ./x"),
+	}
+	head = maps.Clone(base)
+	head[callerFile] = strings.Replace(base[callerFile], "level: warning", "level: none", 1)
+	checkFindings(t, "y's input changed", callFindings(base, head, false), map[string]string{callerFile + ":11": `has the input "level": "none", where it was "warning"`})
 }
