@@ -96,15 +96,47 @@ type seer struct {
 // callState is what one comparison has read of the files called, shared
 // by every seer of it: each file is read and parsed once a side.
 type callState struct {
-	wraps map[string]bool      // by side, kind, depth and path
+	wraps map[string]wrapped   // by side, kind, depth and path
 	files map[string]calledDoc // parsed, a nil root where none
 	seen  map[string]bool      // the pairs of files compared
 	pairs int                  // those of them the base has a file of
-	// unread is the first file of what is called that could not be
-	// read (Read's error: past the files the caller reads, too large, a
-	// git failure), read as none; said is set once a finding says so.
-	unread, unreadErr string
-	said              bool
+	// unread is the first file of what the workflow compared now calls
+	// that could not be read (Read's error: past the files the caller
+	// reads, too large, a git failure), read as none; each workflow
+	// has its own, as what is kept of a file read for another says
+	// again what it could not read. log is each unread file met, in
+	// order, a file's kept with it from where its reading began.
+	unread *unreadFile
+	log    []unreadFile
+}
+
+// unreadFile is a file of what is called that could not be read: which
+// (its side and path) and Read's error.
+type unreadFile struct{ what, err string }
+
+// note says that u could not be read, in the workflow compared now.
+func (st *callState) note(u unreadFile) {
+	if st.unread == nil {
+		st.unread = &u
+	}
+	st.log = append(st.log, u)
+}
+
+// since is the first file noted unread from mark (a length of log) on,
+// nil where none was.
+func (st *callState) since(mark int) *unreadFile {
+	if len(st.log) > mark {
+		u := st.log[mark]
+		return &u
+	}
+	return nil
+}
+
+// wrapped is what wraps found of a file: whether it holds a vigiles
+// step, and the first file unread on the way.
+type wrapped struct {
+	v      bool
+	unread *unreadFile
 }
 
 // maxCalledDocs bounds the pairs of called files one comparison
@@ -113,13 +145,15 @@ type callState struct {
 const maxCalledDocs = 64
 
 func newCallState() *callState {
-	return &callState{wraps: map[string]bool{}, files: map[string]calledDoc{}, seen: map[string]bool{}}
+	return &callState{wraps: map[string]wrapped{}, files: map[string]calledDoc{}, seen: map[string]bool{}}
 }
 
-// calledDoc is a file called, parsed (nil where none), and its path.
+// calledDoc is a file called, parsed (nil where none), its path, and
+// the first file that could not be read in reading it.
 type calledDoc struct {
-	root *yaml.Node
-	path string
+	root   *yaml.Node
+	path   string
+	unread *unreadFile
 }
 
 // seerOf is w's seer of one side, sharing st.
@@ -133,9 +167,20 @@ func (w *WorkflowBase) seerOf(base bool, st *callState) *seer {
 func (s *seer) root(p string, action bool) (*yaml.Node, string) {
 	key := fmt.Sprint(s.base, action, "\x00", p)
 	if f, ok := s.st.files[key]; ok {
+		if f.unread != nil {
+			s.st.note(*f.unread)
+		}
 		return f.root, f.path
 	}
 	s.st.files[key] = calledDoc{}
+	mark := len(s.st.log)
+	defer func() {
+		if u := s.st.since(mark); u != nil {
+			f := s.st.files[key]
+			f.unread = u
+			s.st.files[key] = f
+		}
+	}()
 	var data []byte
 	var ok bool
 	shown := p
@@ -151,7 +196,7 @@ func (s *seer) root(p string, action bool) (*yaml.Node, string) {
 	if err != nil || n == nil {
 		return nil, ""
 	}
-	s.st.files[key] = calledDoc{n, shown}
+	s.st.files[key] = calledDoc{root: n, path: shown}
 	return n, shown
 }
 
@@ -175,12 +220,12 @@ func (s *seer) file(p string) ([]byte, bool) {
 		return nil, false
 	}
 	data, there, err := s.read(s.base, p)
-	if err != nil && s.st != nil && s.st.unread == "" {
+	if err != nil && s.st != nil {
 		side := "the change's"
 		if s.base {
 			side = "the base's"
 		}
-		s.st.unread, s.st.unreadErr = side+" "+strconv.Quote(p), err.Error()
+		s.st.note(unreadFile{side + " " + strconv.Quote(p), err.Error()})
 	}
 	if err != nil || !there {
 		return nil, false
@@ -222,16 +267,19 @@ func (s *seer) wraps(p string, action bool) bool {
 		return false
 	}
 	key := fmt.Sprint(s.base, action, s.depth, "\x00", p)
-	if v, ok := s.st.wraps[key]; ok {
-		return v
+	if w, ok := s.st.wraps[key]; ok {
+		if w.unread != nil {
+			s.st.note(*w.unread)
+		}
+		return w.v
 	}
-	s.st.wraps[key] = false
-	root, _ := s.root(p, action)
-	if root == nil || (action && !isComposite(root)) {
-		return false
+	s.st.wraps[key] = wrapped{}
+	mark := len(s.st.log)
+	v := false
+	if root, _ := s.root(p, action); root != nil && (!action || isComposite(root)) {
+		v = len(vigilesSteps(root, d)) > 0 || len(callJobs(root, d)) > 0
 	}
-	v := len(vigilesSteps(root, d)) > 0 || len(callJobs(root, d)) > 0
-	s.st.wraps[key] = v
+	s.st.wraps[key] = wrapped{v, s.st.since(mark)}
 	return v
 }
 
@@ -394,7 +442,7 @@ func workflowRoot(data []byte) (*yaml.Node, error) {
 // compared at all.
 func (w *WorkflowBase) mayHoldVigilesStep() bool {
 	st := newCallState()
-	return w.holdsVigilesStep(true, st) || w.holdsVigilesStep(false, st) || st.unread != ""
+	return w.holdsVigilesStep(true, st) || w.holdsVigilesStep(false, st) || st.unread != nil
 }
 
 // holdsVigilesStep says whether w's file on one side (nil: none)
@@ -562,6 +610,11 @@ func compareWorkflow(w *WorkflowBase, baseName string) []report.Finding {
 // down; st holds what was read, and the pairs of files compared, each
 // once.
 func compareDoc(w *WorkflowBase, baseName string, st *callState, depth int) []report.Finding {
+	if depth == 0 {
+		// Each workflow says what it calls that was not read, though
+		// another workflow compared before it called the file too.
+		st.unread, st.log = nil, nil
+	}
 	file := report.Location{File: w.File}
 	bs, hs := w.seerOf(true, st), w.seerOf(false, st)
 	bs.depth, hs.depth = depth, depth
@@ -769,11 +822,10 @@ func compareDoc(w *WorkflowBase, baseName string, st *callState, depth int) []re
 			child(bp, h.path, false)
 		}
 	}
-	if depth == 0 && st.unread != "" && !st.said {
+	if depth == 0 && st.unread != nil {
 		// A file read as none may hold the vigiles step a check runs,
 		// on either side: what the comparison says of it is not known.
-		st.said = true
-		finds = append(finds, notCompared(report.SeverityWarning, "the workflow %s calls files of this repository not all of which were read: %s could not be (%s) and is read as none, as others past it may be, so a vigiles step such a file holds was not compared with %s's", shownName(w.Shown), st.unread, cutBytes(st.unreadErr, 400), baseName)...)
+		finds = append(finds, notCompared(report.SeverityWarning, "the workflow %s calls files of this repository not all of which were read: %s could not be (%s) and is read as none, as others past it may be, so a vigiles step such a file holds was not compared with %s's", shownName(w.Shown), st.unread.what, cutBytes(st.unread.err, 400), baseName)...)
 	}
 	return finds
 }

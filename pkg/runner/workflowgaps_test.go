@@ -1,10 +1,13 @@
 package runner
 
 import (
+	"errors"
 	"fmt"
 	"maps"
 	"strings"
 	"testing"
+
+	"github.com/vigiles/action/pkg/report"
 )
 
 // TestCalledFilesAreNamedFromTheWorkflowsDirectory: where the directory
@@ -73,4 +76,64 @@ func TestCalledFileMetNearTheDepthBoundIsReadAgainNearer(t *testing.T) {
 	head = maps.Clone(base)
 	head[callerFile] = strings.Replace(base[callerFile], "level: warning", "level: none", 1)
 	checkFindings(t, "y's input changed", callFindings(base, head, false), map[string]string{callerFile + ":11": `has the input "level": "none", where it was "warning"`})
+}
+
+// TestEachLocalWorkflowNamesItsUnreadCalls: locally, where every
+// workflow file is compared, each workflow that calls a file that could
+// not be read (itself, or through a composite action another workflow
+// read first) has its own policy/base-unread warning, where the first
+// workflow's was the audit's only one and a second's unread file, or
+// the same file called again, was named nowhere.
+func TestEachLocalWorkflowNamesItsUnreadCalls(t *testing.T) {
+	errLink := errors.New("it is a symbolic link, which vigiles does not follow")
+	calls := func(dir string) string {
+		return "on: [pull_request]\njobs:\n  a:\n    runs-on: ubuntu-latest\n    steps:\n      - uses: ./" + dir + "\n"
+	}
+	files := map[string]string{
+		"ok/action.yml": "name: ok\nruns:\n  using: composite\n  steps:\n    - uses: ./y\n",
+	}
+	read := func(_ bool, p string) ([]byte, bool, error) {
+		if data, ok := files[p]; ok {
+			return []byte(data), true, nil
+		}
+		if strings.HasPrefix(p, "ok/") {
+			return nil, false, nil
+		}
+		return nil, false, errLink
+	}
+	for _, tt := range []struct {
+		name string
+		want map[string]string // workflow: the file its warning names
+	}{
+		{"each its own", map[string]string{".github/workflows/a.yml": `"x/action.yml"`, ".github/workflows/b.yml": `"y/action.yml"`}},
+		{"the same", map[string]string{".github/workflows/a.yml": `"x/action.yml"`, ".github/workflows/b.yml": `"x/action.yml"`}},
+		{"through another", map[string]string{".github/workflows/a.yml": `"y/action.yml"`, ".github/workflows/b.yml": `"y/action.yml"`}},
+	} {
+		var ws []*WorkflowBase
+		for _, name := range []string{".github/workflows/a.yml", ".github/workflows/b.yml"} {
+			dir := strings.TrimSuffix(strings.Trim(tt.want[name], `"`), "/action.yml")
+			if tt.name == "through another" {
+				dir = "ok"
+			}
+			wf := calls(dir)
+			ws = append(ws, &WorkflowBase{File: name, Shown: name, Base: []byte(wf), BaseThere: true, Head: []byte(wf), CalledApart: true, Read: read})
+		}
+		s := &session{cfg: &Config{File: ".vigiles.yml"}}
+		said := map[string]bool{}
+		for _, f := range s.policyBaseFindings(&PolicyBase{Name: "base", Workflows: ws}, nil, nil, "") {
+			if want, ok := tt.want[f.Location.File]; ok && f.Rule == RulePolicyBase && f.Severity == report.SeverityWarning && strings.Contains(f.Message, want+" could not be (it is a symbolic link") {
+				said[f.Location.File] = true
+				continue
+			}
+			if f.Rule == RulePolicyBase && f.Severity == report.SeverityNotice && strings.Contains(f.Message, "names no step that uses vigiles") {
+				continue // read as none, so none found
+			}
+			t.Errorf("%s: %+v, want only a policy/base-unread warning at each workflow", tt.name, f)
+		}
+		for name := range tt.want {
+			if !said[name] {
+				t.Errorf("%s: no policy/base-unread warning at %s naming %s", tt.name, name, tt.want[name])
+			}
+		}
+	}
 }
