@@ -137,3 +137,22 @@ func TestEachLocalWorkflowNamesItsUnreadCalls(t *testing.T) {
 		}
 	}
 }
+
+// TestNonCompositeLocalActionOfTheBasesCheckIsNamedRemoved: a pull
+// request that turns the composite action of the repository which held
+// the check's vigiles step into one that is not composite (runs: using:
+// docker or node20, whose steps vigiles does not read, even where they
+// run vigiles' image) leaves the base's step that used it matched by
+// none: it is named removed at its job.
+func TestNonCompositeLocalActionOfTheBasesCheckIsNamedRemoved(t *testing.T) {
+	for _, runs := range []string{
+		"runs:\n  using: docker\n  image: docker://ghcr.io/vigiles/action:v1\n  args: [test, --sandbox, 'off']\n",
+		"runs:\n  using: node20\n  main: index.js\n",
+	} {
+		head := callFiles()
+		head[compositeFile] = "name: check\ninputs:\n  level:\n    default: warning\n" + runs
+		checkFindings(t, runs, callFindings(callFiles(), head, false), map[string]string{
+			callerFile + ":8": `the vigiles step "wrapped" of the job "check" is removed, or changed past matching`,
+		})
+	}
+}
