@@ -3,6 +3,7 @@ package runner
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"path"
 	"slices"
 	"strconv"
@@ -745,6 +746,7 @@ func compareDoc(w *WorkflowBase, baseName string, st *callState, depth int) []re
 		// choose the shell of each run: step before vigiles.
 		ch = append(ch, compareEnv(root, head, "the workflow", at)...)
 		ch = append(ch, compareNeeded(root, head, jobsDone, at)...)
+		ch = append(ch, compareNeededOutputs(root, head, jobsDone, at)...)
 		bd, _ := wfValue(root, "defaults")
 		if hd, hk := wfValue(head, "defaults"); hk != nil && scalarText(hd) != scalarText(bd) {
 			ch = append(ch, policyChange{at(hk), fmt.Sprintf("the workflow has defaults: %q, where it was %q: the run: steps before vigiles run in the shell and directory it sets", scalarText(hd), scalarText(bd))})
@@ -954,6 +956,103 @@ func compareNeeded(b, h *yaml.Node, done map[string]bool, at func(*yaml.Node) re
 	}
 	return ch
 }
+
+// compareNeededOutputs names each job that a job of done (one that
+// holds or calls a vigiles step) needs and reads through the needs
+// context (${{ needs.x.outputs.y }}, needs.x.result, toJSON(needs): in
+// its if:, a step's if:, an input, an env:) where h's job of that id is
+// not as b's was, as written (layout and comments aside): its outputs:
+// are set by its steps, which this change may make say what skips the
+// check or weakens an input whose text is unchanged. The needs context
+// holds the jobs a job needs itself, not those they need: a needed job
+// read so is followed where it reads the needs context in turn (an
+// output ${{ needs.w.outputs.run }} it passes on).
+func compareNeededOutputs(b, h *yaml.Node, done map[string]bool, at func(*yaml.Node) report.Location) []policyChange {
+	bjobs, _ := wfValue(b, "jobs")
+	hjobs, _ := wfValue(h, "jobs")
+	queue := slices.Sorted(maps.Keys(done))
+	seen := map[string]bool{}
+	var ch []policyChange
+	for len(queue) > 0 && len(seen) < maxNeeded {
+		by := queue[0]
+		queue = queue[1:]
+		job, _ := wfValue(hjobs, by)
+		if !readsNeeds(job) {
+			continue
+		}
+		need, _ := wfValue(job, "needs")
+		var list []*yaml.Node
+		if need != nil && need.Kind == yaml.SequenceNode {
+			list = need.Content
+		} else if need != nil {
+			list = []*yaml.Node{need}
+		}
+		for _, n := range list {
+			name := scalarText(n)
+			if seen[name] || done[name] {
+				continue
+			}
+			seen[name] = true
+			hj, hk := wfValue(hjobs, name)
+			if hk == nil {
+				continue // no such job: GitHub refuses the workflow
+			}
+			// What it reads of the jobs it needs may be its outputs.
+			queue = append(queue, name)
+			bj, bk := wfValue(bjobs, name)
+			if bk != nil && stepText(bj) == stepText(hj) {
+				continue
+			}
+			was := "the base's job of that id was"
+			if bk == nil {
+				was = "the base had no job of that id"
+			}
+			ch = append(ch, policyChange{at(hk), fmt.Sprintf("the job %q, which the job %q needs and whose outputs or result it reads (the needs context), is not as %s (compared as written, its outputs not evaluated): its steps set its outputs, which may skip the check or set an input whose text is unchanged", name, by, was)})
+		}
+	}
+	return ch
+}
+
+// readsNeeds says whether a job reads the needs context anywhere but
+// its own needs: list: a word needs in any of its text.
+func readsNeeds(job *yaml.Node) bool {
+	job = deref(job)
+	if job == nil || job.Kind != yaml.MappingNode {
+		return false
+	}
+	// Each node once: an alias of a large node, many times over, is
+	// read once.
+	seen := map[*yaml.Node]bool{}
+	var walk func(n *yaml.Node, depth int) bool
+	walk = func(n *yaml.Node, depth int) bool {
+		n = deref(n)
+		if n == nil || depth > 64 || seen[n] {
+			return false
+		}
+		seen[n] = true
+		if n.Kind == yaml.ScalarNode {
+			return needsWord().MatchString(n.Value)
+		}
+		for _, c := range n.Content {
+			if walk(c, depth+1) {
+				return true
+			}
+		}
+		return false
+	}
+	for i := 0; i+1 < len(job.Content); i += 2 {
+		if k := deref(job.Content[i]); k != nil && strings.EqualFold(k.Value, "needs") {
+			continue
+		}
+		if walk(job.Content[i], 0) || walk(job.Content[i+1], 0) {
+			return true
+		}
+	}
+	return false
+}
+
+// needsWord matches the needs context's name in an expression's text.
+var needsWord = lazyRE(`(?i)\bneeds\b`)
 
 // compareWith names each with: entry of h (a step or a calling job)
 // that b had not so, and each b had that h has not, compared as text:

@@ -156,3 +156,53 @@ func TestNonCompositeLocalActionOfTheBasesCheckIsNamedRemoved(t *testing.T) {
 		})
 	}
 }
+
+// TestJobWhoseOutputsTheCheckReadsIsNamed: a pull request that changes
+// a job the check's job needs and reads through the needs context
+// (its if: ${{ needs.changes.outputs.run == 'true' }}, an input
+// ${{ needs.changes.outputs.sandbox }}) is named at that job: its steps
+// set what skips the check or weakens an input whose text is unchanged,
+// where only that job's if: was compared and such a change passed
+// unnamed. A needed job the check does not read is compared as before,
+// by its if: alone.
+func TestJobWhoseOutputsTheCheckReadsIsNamed(t *testing.T) {
+	const wf = `on: [pull_request]
+jobs:
+  changes:
+    runs-on: ubuntu-latest
+    outputs:
+      run: ${{ steps.f.outputs.run }}
+    steps:
+      - id: f
+        run: echo run=true >> "$GITHUB_OUTPUT"
+  vigiles:
+    needs: [changes]
+    if: READ
+    runs-on: ubuntu-latest
+    steps:
+      - uses: vigiles/action@v1
+        with:
+          sandbox: strict
+`
+	weakened := strings.Replace(wf, "echo run=true", "echo run=false", 1)
+	for _, tt := range []struct {
+		name, old, new string
+		want           map[string]string
+	}{
+		{"if", "READ", "needs.changes.outputs.run == 'true'", map[string]string{".github/workflows/v.yml:3": `the job "changes", which the job "vigiles" needs and whose outputs or result it reads`}},
+		{"input", "sandbox: strict", "sandbox: ${{ needs.changes.outputs.sandbox }}", map[string]string{".github/workflows/v.yml:3": `the job "changes", which the job "vigiles" needs`}},
+		{"not read", "READ", "success()", map[string]string{}},
+	} {
+		base := strings.Replace(strings.Replace(wf, tt.old, tt.new, 1), "READ", "always()", 1)
+		head := strings.Replace(strings.Replace(weakened, tt.old, tt.new, 1), "READ", "always()", 1)
+		checkFindings(t, tt.name, workflowFindings(base, head, true), tt.want)
+		checkFindings(t, tt.name+", unchanged", workflowFindings(base, base, true), map[string]string{})
+	}
+	// Passed on: the check reads pass's output, which pass reads of
+	// changes, the job changed.
+	passOn := func(wf string) string {
+		wf = strings.Replace(wf, "  vigiles:\n", "  pass:\n    needs: changes\n    runs-on: ubuntu-latest\n    outputs:\n      run: ${{ needs.changes.outputs.run }}\n    steps: [{run: 'true'}]\n  vigiles:\n", 1)
+		return strings.Replace(strings.Replace(wf, "needs: [changes]", "needs: [pass]", 1), "READ", "needs.pass.outputs.run == 'true'", 1)
+	}
+	checkFindings(t, "passed on", workflowFindings(passOn(wf), passOn(weakened), true), map[string]string{".github/workflows/v.yml:3": `the job "changes", which the job "pass" needs`})
+}
