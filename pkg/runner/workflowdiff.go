@@ -885,7 +885,27 @@ func compareCall(b, h *workflowCall, at func(*yaml.Node) report.Location) []poli
 	}
 	ch = append(ch, strategyGone(b.jobNode, h.jobNode, h.jobKey, what, at)...)
 	ch = append(ch, compareWith(b.jobNode, h.jobNode, what, at)...)
+	// The secrets it passes reach the called workflow's steps as
+	// ${{ secrets.x }}, as its inputs do as ${{ inputs.x }}: a
+	// vigiles input or an env: may read one (an empty github-token
+	// posts no check run).
+	bsec, _ := wfValue(b.jobNode, "secrets")
+	hsec, hk := wfValue(h.jobNode, "secrets")
+	if stepText(orNull(bsec)) != stepText(orNull(hsec)) {
+		if hk == nil {
+			hk = h.jobKey
+		}
+		ch = append(ch, policyChange{at(hk), fmt.Sprintf("%s has secrets: %q, where it was %q (compared as text, not evaluated): the called workflow's ${{ secrets.x }} may read another secret, or none, where it reaches the vigiles step", what, cutBytes(scalarText(hsec), 1000), cutBytes(scalarText(bsec), 1000))})
+	}
 	return ch
+}
+
+// orNull is n, or a null scalar where n is nil.
+func orNull(n *yaml.Node) *yaml.Node {
+	if n == nil {
+		return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!null"}
+	}
+	return n
 }
 
 // strategyGone names the strategy: the job b had that h, whose key is

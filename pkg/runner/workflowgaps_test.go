@@ -206,3 +206,25 @@ jobs:
 	}
 	checkFindings(t, "passed on", workflowFindings(passOn(wf), passOn(weakened), true), map[string]string{".github/workflows/v.yml:3": `the job "changes", which the job "pass" needs`})
 }
+
+// TestCallersSecretsAreCompared: a job that calls a reusable workflow
+// holding the check, whose secrets: a pull request drops or changes
+// (inherit to a list, another secret under a name), is named at it:
+// the called workflow's ${{ secrets.x }} reaches its vigiles step as an
+// input does, where only with: was compared. Written otherwise, the same
+// secrets are nothing.
+func TestCallersSecretsAreCompared(t *testing.T) {
+	for _, tt := range []struct{ name, new, at, want string }{
+		{"dropped", "", callerFile + ":3", `has secrets: "", where it was "inherit"`},
+		{"a list", "    secrets:\n      token: ${{ secrets.OTHER }}\n", callerFile + ":7", `has secrets: "token: ${{ secrets.OTHER }}", where it was "inherit"`},
+		{"as it was", "    secrets: \"inherit\" # quoted\n", "", ""},
+	} {
+		head := callFiles()
+		head[callerFile] = strings.Replace(callerWorkflow, "    secrets: inherit\n", tt.new, 1)
+		want := map[string]string{}
+		if tt.at != "" {
+			want[tt.at] = tt.want
+		}
+		checkFindings(t, tt.name, callFindings(callFiles(), head, false), want)
+	}
+}
