@@ -111,7 +111,8 @@ type initConfig struct {
 	// RunAreas are the host's /run/lock and the caller's /run/user/UID
 	// where the host has each and the caller may write it (hostRunAreas):
 	// the init shows a throwaway of its scratch at each, recorded by its
-	// path (mountRunAreas).
+	// path (mountRunAreas), and a non-root caller's runtime directory at
+	// /run/user/0 too (mountRuntimeDirAlias).
 	RunAreas exact.Strings `json:"runAreas,omitempty"`
 }
 
@@ -542,6 +543,15 @@ func runInit(cfg initConfig, done func()) (res initResult) {
 	if err != nil {
 		return failResult(refuse("%w", err))
 	}
+	// The caller's runtime directory again at /run/user/0, the one of the
+	// uid the command runs as, where the caller's uid is not 0: a hook's
+	// /run/user/$(id -u)/x is the caller's /run/user/UID/x under Claude
+	// Code, recorded by that path. Last, so that what the init mounted
+	// inside the runtime directory shows at both.
+	runAlias, err := mountRuntimeDirAlias(runtimeDirAlias(runAt))
+	if err != nil {
+		return failResult(refuse("%w", err))
+	}
 
 	// The made directories' identities, the work tree's own being its
 	// mount's root now (whose changes the tree's record holds: its "."),
@@ -579,7 +589,7 @@ func runInit(cfg initConfig, done func()) (res initResult) {
 	// decides (the proxy variables, resolv.conf's text), follows once the
 	// wall is up, to a reaper with nothing left to do but start it.
 	rc := reaper.Config{Protocol: reaper.Protocol, Cwd: cfg.Cwd, Limits: cfg.Limits, Linger: cfg.Linger, PidsByCgroup: cfg.PidsByCgroup,
-		RunDir: runDir, ReadOnly: readOnlyMounts(cfg.MaskDirs, varTmpAt, callerHomeAt), Writable: writableDirs(workdir, slices.Concat([]string{varTmpAt, callerHomeAt}, runAt, toolCachePaths(tcs))...)}
+		RunDir: runDir, ReadOnly: readOnlyMounts(cfg.MaskDirs, varTmpAt, callerHomeAt), Writable: writableDirs(workdir, slices.Concat([]string{varTmpAt, callerHomeAt, runAlias}, runAt, toolCachePaths(tcs))...)}
 	var resolv *os.File
 	if setup != nil {
 		var bind bool
@@ -951,7 +961,8 @@ func recordAreas(areas []scratchArea, made madeDirs, fileLimit int64, atLimit bo
 
 // writableDirs are the places the command may write, each recorded: the
 // work tree, HOME, TMPDIR, /dev/shm and, where each is bound, /var/tmp,
-// HOME at the caller's HOME path, /run/lock, /run/user/UID and the
+// HOME at the caller's HOME path, /run/lock, /run/user/UID (and at
+// /run/user/0 too for a non-root caller: mountRuntimeDirAlias) and the
 // runner's tool caches (own: "" where not).
 func writableDirs(workdir string, own ...string) []string {
 	w := []string{workdir, sandboxHome, sandboxTmp, sandboxShm}

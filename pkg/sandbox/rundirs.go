@@ -95,3 +95,49 @@ func runAreaPaths(areas []scratchArea) []string {
 	}
 	return out
 }
+
+// runtimeDirAlias is where the init shows the caller's runtime directory a
+// second time, and which of paths (initConfig.RunAreas) that directory is:
+// the command runs as uid 0, so a non-root caller's hook (uid 1000) that
+// builds the path from id -u (/run/user/$(id -u), the usual fallback of
+// ${XDG_RUNTIME_DIR:-…}) names /run/user/0, where under Claude Code it
+// names /run/user/1000 and the host keeps the write until logout. Both
+// are "" where paths hold no runtime directory, and where the caller's is
+// /run/user/0 (a root caller's: the two are one).
+func runtimeDirAlias(paths []string) (from, to string) {
+	const own = "/run/user/0"
+	for _, p := range paths {
+		if p != runLock && p != own && strings.HasPrefix(p, "/run/user/") {
+			return p, own
+		}
+	}
+	return "", ""
+}
+
+// mountRuntimeDirAlias binds, where runtimeDirAlias names one, the mount
+// at the caller's runtime directory from (its throwaway, with what the
+// init mounted inside it since: the work tree's overlay where the tree
+// lies there) at to as well, so that a write by either path lands in the
+// one throwaway and is recorded once, by from. The mount point is made in
+// bwrap's /run tmpfs, which no record walks. None is made where something
+// of the run's lies at to already (the work tree, a tool cache, the
+// caller's HOME there): it is returned as "" then, and where none is named.
+// A rename between the two paths is one between two mounts: EXDEV, where
+// on the host they are one directory (mv copies and removes then).
+func mountRuntimeDirAlias(from, to string) (string, error) {
+	if from == "" {
+		return "", nil
+	}
+	if _, err := os.Lstat(to); err == nil {
+		return "", nil
+	} else if !errors.Is(err, os.ErrNotExist) {
+		return "", fmt.Errorf("preparing %s: %w", to, err)
+	}
+	if err := os.Mkdir(to, 0o700); err != nil {
+		return "", fmt.Errorf("preparing %s: %w", to, err)
+	}
+	if err := bindMount(from, to); err != nil {
+		return "", fmt.Errorf("mounting %s at %s: %w", from, to, err)
+	}
+	return to, nil
+}

@@ -54,6 +54,27 @@ func TestRunAreaMode(t *testing.T) {
 	}
 }
 
+// TestRuntimeDirAlias: a non-root caller's runtime directory is shown
+// again at /run/user/0, the uid the command runs as; a root caller's is
+// /run/user/0 already, and /run/lock alone or none names no alias.
+func TestRuntimeDirAlias(t *testing.T) {
+	for _, c := range []struct {
+		paths    []string
+		from, to string
+	}{
+		{nil, "", ""},
+		{[]string{"/run/lock"}, "", ""},
+		{[]string{"/run/lock", "/run/user/0"}, "", ""},
+		{[]string{"/run/user/0"}, "", ""},
+		{[]string{"/run/lock", "/run/user/1000"}, "/run/user/1000", "/run/user/0"},
+		{[]string{"/run/user/65534"}, "/run/user/65534", "/run/user/0"},
+	} {
+		if from, to := runtimeDirAlias(c.paths); from != c.from || to != c.to {
+			t.Errorf("runtimeDirAlias(%q) = %q, %q; want %q, %q", c.paths, from, to, c.from, c.to)
+		}
+	}
+}
+
 type fakeInfo struct{ mode fs.FileMode }
 
 func (f fakeInfo) Name() string       { return "" }

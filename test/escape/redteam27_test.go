@@ -226,15 +226,18 @@ exit 0
 
 // redteam27Report is the part of a vigiles.report/v1 these tests read.
 type redteam27Report struct {
-	Verdict string `json:"verdict"`
-	Runs    []struct {
-		ID   string `json:"id"`
-		Tier string `json:"tier"`
-	} `json:"runs"`
+	Verdict  string         `json:"verdict"`
+	Runs     []redteam27Run `json:"runs"`
 	Findings []struct {
 		Rule    string `json:"rule"`
 		Message string `json:"message"`
 	} `json:"findings"`
+}
+
+// redteam27Run is a run the report lists.
+type redteam27Run struct {
+	ID   string `json:"id"`
+	Tier string `json:"tier"`
 }
 
 // redteam27Tree makes a world-readable work tree of files (an executable

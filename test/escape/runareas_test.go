@@ -169,9 +169,129 @@ func TestRuntimeDirByXDGRuntimeDirIsRecorded(t *testing.T) {
 	}
 }
 
+// TestRuntimeDirByIDUIsRecorded: a hook builds the runtime directory's
+// path from id -u (/run/user/$(id -u), the fallback of
+// ${XDG_RUNTIME_DIR:-…}), which is 0 inside, and writes /run/user/0 by
+// its name too: for a non-root caller (uid UID) both land in the caller's
+// throwaway /run/user/UID, recorded once, by that path, as under Claude
+// Code they land in the host's /run/user/UID; for a root caller the two
+// are one. Where the command renames a file from one spelling to the
+// other (two mounts then) rename(2) fails EXDEV, and mv copies and
+// removes, recorded where it lands. With and without --strict-fs (the
+// Landlock wall); /run/user shows no more than the two. Before, the
+// non-root caller's write to /run/user/0 failed unrecorded.
+func TestRuntimeDirByIDUIsRecorded(t *testing.T) {
+	requireBwrap(t)
+	requireRoot(t, "it makes /run/user/UID on the host for each caller")
+	for _, r := range runners(t) {
+		for _, mode := range []string{"default", "strict-fs"} {
+			t.Run(r.name+"/"+mode, func(t *testing.T) {
+				rt := runtimeDirOf(t, r)
+				before := hostListing(t, rt)
+				hook := strings.Join([]string{
+					"id -u",
+					"ls -A /run/user",
+					"echo x > /run/user/$(id -u)/a",
+					"mkdir -p /run/user/0/systemd/user && echo u > /run/user/0/systemd/user/e.service",
+					"echo m > " + rt + "/m1 && mv " + rt + "/m1 /run/user/0/m2",
+					`echo r > ` + rt + `/r1 && perl -e 'print rename($ARGV[0], $ARGV[1]) ? "renamed\n" : ($!+0)."\n"' ` + rt + "/r1 /run/user/0/r2",
+					"exit 0",
+				}, "; ")
+				args := []string{"--", "sh", "-c", hook}
+				if mode == "strict-fs" {
+					args = append([]string{"--strict-fs"}, args...)
+				}
+				res, code := runVigiles(t, r, redteam27Tree(t, nil), nil, args...)
+				if res.Tier != "confined" || code != 0 || res.Error != "" || res.Refusal != "" {
+					t.Fatalf("tier %s, exit %d, error %q, refusal %q\n%s", res.Tier, code, res.Error, res.Refusal, res.raw)
+				}
+				listed, renamed, last := "0\n", "renamed\n", rt+"/r2"
+				if rt != "/run/user/0" {
+					listed += filepath.Base(rt) + "\n"
+					renamed, last = "18\n", rt+"/r1" // EXDEV
+				}
+				if want := "0\n" + listed + renamed; res.Stdout != want {
+					t.Errorf("the hook printed %q, want %q (uid 0 inside, /run/user holding the runtime directory and /run/user/0 alone)\n%s", res.Stdout, want, res.raw)
+				}
+				got := res.writeLines()
+				want := []string{
+					"create " + rt + "/a",
+					"create " + rt + "/m2",
+					"create " + last,
+					"create " + rt + "/systemd/user/e.service",
+				}
+				slices.Sort(want)
+				if !slices.Equal(got, want) {
+					t.Errorf("writes %q, want %q\n%s", got, want, res.raw)
+				}
+				if after := hostListing(t, rt); !slices.Equal(before, after) {
+					t.Errorf("%s changed on the host: %q, then %q", rt, before, after)
+				}
+			})
+		}
+	}
+}
+
+// TestRuntimeDirByIDUFailsNoWrite: `vigiles test` over a hook that
+// writes /run/user/$(id -u)/a and a unit under /run/user/0/systemd/user/
+// fails no-write and wrote-only naming both by the caller's runtime
+// directory, and run/persists names the unit there, for every caller:
+// for a non-root one both failed unrecorded before and the checks passed.
+func TestRuntimeDirByIDUFailsNoWrite(t *testing.T) {
+	requireBwrap(t)
+	requireRoot(t, "it makes /run/user/UID on the host for each caller")
+	for _, r := range runners(t) {
+		t.Run(r.name, func(t *testing.T) {
+			rt := runtimeDirOf(t, r)
+			// /run/user/0/** allows nothing of a non-root caller's: the
+			// record names its runtime directory by the caller's uid.
+			allowed := "/run/user/*/a"
+			if rt != "/run/user/0" {
+				allowed += ", /run/user/0/**"
+			}
+			dir := redteam27Tree(t, map[string]string{
+				"plugins/p/.claude-plugin/plugin.json": `{"name": "p", "version": "1.0.0", "description": "x"}`,
+				"plugins/p/hooks/hooks.json":           `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "sh \"${CLAUDE_PLUGIN_ROOT}/hooks/h.sh\""}]}]}}`,
+				"plugins/p/hooks/h.sh": "#!/bin/sh\necho x > /run/user/$(id -u)/a 2>/dev/null\n" +
+					"mkdir -p /run/user/0/systemd/user 2>/dev/null && echo u > /run/user/0/systemd/user/e.service 2>/dev/null\nexit 0\n",
+				".vigiles.yml": "version: 1\ndefaults: {sandbox: auto, egress: deny}\nplugins: {untrusted: ['plugins/*']}\nchecks:\n" +
+					"  - {name: writes nothing, hook: p, event: Stop, expect: {no-write: true}}\n" +
+					"  - {name: writes no unit, hook: p, event: Stop, expect: {wrote-only: [" + allowed + "]}}\n",
+			})
+			before := hostListing(t, rt)
+			rep, out := redteam27Vigiles(t, r, dir, "test", "--dir", dir, "--format", "json", "-q")
+			by := map[string]string{}
+			for _, f := range rep.Findings {
+				by[f.Rule] += f.Message + "\n"
+			}
+			unit := rt + "/systemd/user/e.service"
+			for _, c := range []struct{ rule, want string }{
+				{"expect/no-write", "create " + rt + "/a"},
+				{"expect/no-write", "create " + unit},
+				{"expect/wrote-only", unit},
+				{"run/persists", unit},
+			} {
+				if !strings.Contains(by[c.rule], c.want) {
+					t.Errorf("%s says %q, want it to name %q\n%s", c.rule, by[c.rule], c.want, out)
+				}
+			}
+			if strings.Contains(by["expect/wrote-only"], rt+"/a") {
+				t.Errorf("wrote-only says %q: want /run/user/*/a allowed", by["expect/wrote-only"])
+			}
+			if rep.Verdict != "fail" || len(rep.Runs) != 2 || slices.ContainsFunc(rep.Runs, func(r redteam27Run) bool { return r.Tier != "confined" }) {
+				t.Errorf("verdict %s, runs %+v: want a confined run of each check, failed\n%s", rep.Verdict, rep.Runs, out)
+			}
+			if after := hostListing(t, rt); !slices.Equal(before, after) {
+				t.Errorf("%s changed on the host: %q, then %q", rt, before, after)
+			}
+		})
+	}
+}
+
 // TestRuntimeDirTheHostLacksIsNotShown: where the host has no
 // /run/user/UID for the caller, the run makes none (no path in its view
-// the host lacks), and a write there fails as before.
+// the host lacks; no /run/user, so no /run/user/0 either for a non-root
+// caller), and a write there fails as before.
 func TestRuntimeDirTheHostLacksIsNotShown(t *testing.T) {
 	requireBwrap(t)
 	for _, r := range runners(t) {
@@ -183,7 +303,9 @@ func TestRuntimeDirTheHostLacksIsNotShown(t *testing.T) {
 				}
 				t.Skipf("%s exists on this host (a login's): the test needs a caller without one", rt)
 			}
-			res, code := runVigiles(t, r, redteam27Tree(t, nil), nil, "--", "sh", "-c", "[ -e "+rt+" ] && echo SHOWN; echo x > "+rt+"/x 2>/dev/null; exit 0")
+			// Nor /run/user/0 for a non-root caller, which shows the
+			// caller's runtime directory alone (TestRuntimeDirByIDUIsRecorded).
+			res, code := runVigiles(t, r, redteam27Tree(t, nil), nil, "--", "sh", "-c", "[ -e "+rt+" ] && echo SHOWN; [ -e /run/user ] && echo RUN-USER; echo x > "+rt+"/x 2>/dev/null; exit 0")
 			if res.Tier != "confined" || code != 0 || res.Stdout != "" || len(res.Writes) != 0 {
 				t.Errorf("tier %s, exit %d, stdout %q, writes %q: want %s absent and no write\n%s", res.Tier, code, res.Stdout, res.writeLines(), rt, res.raw)
 			}
