@@ -546,8 +546,9 @@ func runInit(cfg initConfig, done func()) (res initResult) {
 	// The caller's runtime directory again at /run/user/0, the one of the
 	// uid the command runs as, where the caller's uid is not 0: a hook's
 	// /run/user/$(id -u)/x is the caller's /run/user/UID/x under Claude
-	// Code, recorded by that path. Last, so that what the init mounted
-	// inside the runtime directory shows at both.
+	// Code, recorded by that path. A recursive bind, made once the rest
+	// is mounted: what lies inside the runtime directory (the work tree's
+	// overlay, where the tree lies there) shows at both.
 	runAlias, err := mountRuntimeDirAlias(runtimeDirAlias(runAt))
 	if err != nil {
 		return failResult(refuse("%w", err))

@@ -116,9 +116,10 @@ func runtimeDirAlias(paths []string) (from, to string) {
 
 // mountRuntimeDirAlias binds, where runtimeDirAlias names one, the mount
 // at the caller's runtime directory from (its throwaway, with what the
-// init mounted inside it since: the work tree's overlay where the tree
-// lies there) at to as well, so that a write by either path lands in the
-// one throwaway and is recorded once, by from. The mount point is made in
+// init mounted inside it: the work tree's overlay where the tree lies
+// there, TestRuntimeDirAliasShowsTheTreeInside) at to as well, so that a
+// write by either path lands in the one throwaway and is recorded once,
+// by from. The mount point is made in
 // bwrap's /run tmpfs, which no record walks. None is made where something
 // of the run's lies at to already (the work tree, a tool cache, the
 // caller's HOME there): it is returned as "" then, and where none is named.

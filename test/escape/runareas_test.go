@@ -232,6 +232,46 @@ func TestRuntimeDirByIDUIsRecorded(t *testing.T) {
 	}
 }
 
+// TestRuntimeDirAliasShowsTheTreeInside: where the work tree lies in the
+// caller's runtime directory, /run/user/0 shows it as well (the alias is
+// bound once the tree is mounted), so a write to the tree by
+// /run/user/$(id -u)/… is recorded as the tree's, as the host would take
+// it, and one beside the tree as the runtime directory's. Not as root on
+// a tree nobody owns: that sandbox runs as nobody, which may not enter
+// root's 0700 /run/user/0, where the tree would then lie.
+func TestRuntimeDirAliasShowsTheTreeInside(t *testing.T) {
+	requireBwrap(t)
+	requireRoot(t, "it makes /run/user/UID on the host for each caller")
+	for _, r := range runners(t) {
+		if r.cred == nil && r.owner != nil {
+			continue
+		}
+		t.Run(r.name, func(t *testing.T) {
+			rt := runtimeDirOf(t, r)
+			dir := filepath.Join(rt, fmt.Sprintf("vigiles-tree-%d", time.Now().UnixNano()))
+			if err := os.Mkdir(dir, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { os.RemoveAll(dir) })
+			if err := os.WriteFile(filepath.Join(dir, "f"), []byte("f\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			in := "/run/user/$(id -u)/" + filepath.Base(dir)
+			hook := "cat " + in + "/f && echo x > " + in + "/x && echo z > /run/user/$(id -u)/z; exit 0"
+			res, code := runVigiles(t, r, dir, nil, "--", "sh", "-c", hook)
+			if res.Tier != "confined" || code != 0 || res.Error != "" || res.Refusal != "" || res.Stdout != "f\n" {
+				t.Fatalf("tier %s, exit %d, error %q, refusal %q, stdout %q: want the tree's f read by %s\n%s", res.Tier, code, res.Error, res.Refusal, res.Stdout, in, res.raw)
+			}
+			if got, want := res.writeLines(), []string{"create x", "create " + rt + "/z"}; !slices.Equal(got, want) {
+				t.Errorf("writes %q, want %q\n%s", got, want, res.raw)
+			}
+			if _, err := os.Lstat(filepath.Join(dir, "x")); err == nil {
+				t.Errorf("x appeared in the tree on the host")
+			}
+		})
+	}
+}
+
 // TestRuntimeDirByIDUFailsNoWrite: `vigiles test` over a hook that
 // writes /run/user/$(id -u)/a and a unit under /run/user/0/systemd/user/
 // fails no-write and wrote-only naming both by the caller's runtime
