@@ -41,7 +41,7 @@ func TestRunLockAndRuntimeDirWritesAreRecorded(t *testing.T) {
 					}
 					t.Cleanup(func() { os.Remove(k) })
 				}
-				before := [][]string{hostListing(t, "/run/lock"), hostListing(t, rt)}
+				unchanged := hostUnchanged(t, "/run/lock", rt)
 				hook := strings.Join([]string{
 					"ls -A /run/lock " + rt,
 					"cat " + strings.Join(kept, " ") + " 2>/dev/null && echo SEEN",
@@ -80,12 +80,7 @@ func TestRunLockAndRuntimeDirWritesAreRecorded(t *testing.T) {
 				if !slices.Equal(got, want) {
 					t.Errorf("writes %q, want %q\n%s", got, want, res.raw)
 				}
-				after := [][]string{hostListing(t, "/run/lock"), hostListing(t, rt)}
-				for i := range before {
-					if !slices.Equal(before[i], after[i]) {
-						t.Errorf("the host's directory changed: %q, then %q", before[i], after[i])
-					}
-				}
+				unchanged()
 				for _, k := range kept {
 					if b, err := os.ReadFile(k); err != nil || string(b) != "the host's\n" {
 						t.Errorf("%s: %q, %v: want the host's file as it was", k, b, err)
@@ -116,7 +111,7 @@ func TestRunLockAndRuntimeDirWriteFailsNoWrite(t *testing.T) {
 				".vigiles.yml": "version: 1\ndefaults: {sandbox: auto, egress: deny}\nplugins: {untrusted: ['plugins/*']}\nchecks:\n" +
 					"  - {name: writes nothing, hook: p, event: Stop, expect: {no-write: true}}\n",
 			})
-			before := hostListing(t, rt)
+			unchanged := hostUnchanged(t, rt)
 			rep, out := redteam27Vigiles(t, r, dir, "test", "--dir", dir, "--format", "json", "-q")
 			var failed string
 			for _, f := range rep.Findings {
@@ -135,9 +130,7 @@ func TestRunLockAndRuntimeDirWriteFailsNoWrite(t *testing.T) {
 			if _, err := os.Lstat("/run/lock/" + name); err == nil {
 				t.Errorf("/run/lock/%s appeared on the host", name)
 			}
-			if after := hostListing(t, rt); !slices.Equal(before, after) {
-				t.Errorf("%s changed on the host: %q, then %q", rt, before, after)
-			}
+			unchanged()
 		})
 	}
 }
@@ -187,7 +180,7 @@ func TestRuntimeDirByIDUIsRecorded(t *testing.T) {
 		for _, mode := range []string{"default", "strict-fs"} {
 			t.Run(r.name+"/"+mode, func(t *testing.T) {
 				rt := runtimeDirOf(t, r)
-				before := hostListing(t, rt)
+				unchanged := hostUnchanged(t, rt)
 				hook := strings.Join([]string{
 					"id -u",
 					"ls -A /run/user",
@@ -224,9 +217,7 @@ func TestRuntimeDirByIDUIsRecorded(t *testing.T) {
 				if !slices.Equal(got, want) {
 					t.Errorf("writes %q, want %q\n%s", got, want, res.raw)
 				}
-				if after := hostListing(t, rt); !slices.Equal(before, after) {
-					t.Errorf("%s changed on the host: %q, then %q", rt, before, after)
-				}
+				unchanged()
 			})
 		}
 	}
@@ -298,7 +289,7 @@ func TestRuntimeDirByIDUFailsNoWrite(t *testing.T) {
 					"  - {name: writes nothing, hook: p, event: Stop, expect: {no-write: true}}\n" +
 					"  - {name: writes no unit, hook: p, event: Stop, expect: {wrote-only: [" + allowed + "]}}\n",
 			})
-			before := hostListing(t, rt)
+			unchanged := hostUnchanged(t, rt)
 			rep, out := redteam27Vigiles(t, r, dir, "test", "--dir", dir, "--format", "json", "-q")
 			by := map[string]string{}
 			for _, f := range rep.Findings {
@@ -321,9 +312,7 @@ func TestRuntimeDirByIDUFailsNoWrite(t *testing.T) {
 			if rep.Verdict != "fail" || len(rep.Runs) != 2 || slices.ContainsFunc(rep.Runs, func(r redteam27Run) bool { return r.Tier != "confined" }) {
 				t.Errorf("verdict %s, runs %+v: want a confined run of each check, failed\n%s", rep.Verdict, rep.Runs, out)
 			}
-			if after := hostListing(t, rt); !slices.Equal(before, after) {
-				t.Errorf("%s changed on the host: %q, then %q", rt, before, after)
-			}
+			unchanged()
 		})
 	}
 }
@@ -386,6 +375,25 @@ func runtimeDirOf(t *testing.T, r runner) string {
 		}
 	}
 	return rt
+}
+
+// hostUnchanged lists dirs on the host now and returns a check that they
+// list the same when it is called: a run's writes there are its
+// throwaway's, never the host's.
+func hostUnchanged(t *testing.T, dirs ...string) func() {
+	t.Helper()
+	before := make([][]string, len(dirs))
+	for i, d := range dirs {
+		before[i] = hostListing(t, d)
+	}
+	return func() {
+		t.Helper()
+		for i, d := range dirs {
+			if after := hostListing(t, d); !slices.Equal(before[i], after) {
+				t.Errorf("%s changed on the host: %q, then %q", d, before[i], after)
+			}
+		}
+	}
 }
 
 // hostListing lists dir's entries on the host, each with its mode and
