@@ -43,15 +43,25 @@ var bareUserinfo = sync.OnceValue(func() *regexp.Regexp {
 	return regexp.MustCompile(`[^\s'"/@:()<>\[\]]+:[^\s/]*@`)
 })
 
+// lookUpUserinfo is the user information git names with a git://
+// remote's host it cannot look up ("unable to look up TOKEN@host"; with
+// a password, bareUserinfo's too): git:// has no login, so a user alone
+// there is no ssh login but what a URL held, a token as likely as not.
+var lookUpUserinfo = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(unable to look up )[^\s/]*@`)
+})
+
 // redactUserinfo is s with the user information of every URL in it
 // (https://user:password@host, and a user alone: a token may be the
-// user's name) and every bare user:password@ replaced by "***@". A
-// clone's origin may hold a token so (https://x-access-token:TOKEN@…);
-// git leaves it out of most of its messages, not all
-// (TestGitErrorRedactsUserinfo), and an older git of the caller's, out
-// of fewer. A user without a password and with no scheme before it
-// (git@github.com:owner/repo, ssh's login) stays.
+// user's name), of a git:// remote's host git could not look up, and
+// every bare user:password@ replaced by "***@". A clone's origin may
+// hold a token so (https://x-access-token:TOKEN@…); git leaves it out
+// of most of its messages, not all (TestGitErrorRedactsUserinfo), and
+// an older git of the caller's, out of fewer. A user without a password
+// and with no scheme before it (git@github.com:owner/repo, ssh's login)
+// stays.
 func redactUserinfo(s string) string {
 	s = urlUserinfo().ReplaceAllString(s, "${1}***@")
+	s = lookUpUserinfo().ReplaceAllString(s, "${1}***@")
 	return bareUserinfo().ReplaceAllString(s, "***@")
 }

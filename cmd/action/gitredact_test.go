@@ -25,6 +25,12 @@ func TestGitErrorRedactsUserinfo(t *testing.T) {
 		{"user:SE:CRET@host: Permission denied (publickey).\r\nfatal: Could not read from remote repository.",
 			"***@host: Permission denied (publickey).\r\nfatal: Could not read from remote repository."},
 		{"(user:SECRET@host)", "(***@host)"},
+		// A git:// remote's user alone, which git's lookup names with the
+		// host (git 2.39): the protocol has no login, so it is a secret.
+		{"fatal: unable to look up SECRET@127.0.0.1 (port 1) (Name or service not known)",
+			"fatal: unable to look up ***@127.0.0.1 (port 1) (Name or service not known)"},
+		{"fatal: unable to look up SE@CRET@h3 (port 9418) (Name or service not known)",
+			"fatal: unable to look up ***@h3 (port 9418) (Name or service not known)"},
 		// No secret: left as git said it.
 		{"git@github.example: Permission denied (publickey).", "git@github.example: Permission denied (publickey)."},
 		{"fatal: 'git@github.example:owner/repo.git' does not appear to be a git repository", "fatal: 'git@github.example:owner/repo.git' does not appear to be a git repository"},

@@ -43,6 +43,7 @@ func TestActionBaseFetchErrorKeepsOriginsSecret(t *testing.T) {
 	}
 	for _, c := range []struct{ name, url string }{
 		{"git protocol, no host", "git://user:" + originSecret + "@127.0.0.1:1/r.git"},
+		{"git protocol, token as user", "git://" + originSecret + "@127.0.0.1:1/r.git"},
 		{"http, nothing listens", "http://x-access-token:" + originSecret + "@127.0.0.1:1/owner/repo.git"},
 		{"http 500", "http://x-access-token:" + originSecret + "@" + answer(http.StatusInternalServerError) + "/owner/repo.git"},
 		{"http 401", "http://x-access-token:" + originSecret + "@" + answer(http.StatusUnauthorized) + "/owner/repo.git"},
