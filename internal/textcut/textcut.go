@@ -14,21 +14,26 @@ const (
 )
 
 // End returns s shortened to at most max characters (runes), ending in a
-// visible marker when it was cut. Invalid UTF-8 is replaced first, so the
-// result is always valid UTF-8.
+// visible marker when it was cut: endMarker, or "…" alone where max
+// leaves no room for it. Invalid UTF-8 is replaced first, so the result
+// is always valid UTF-8.
 func End(s string, max int) string {
 	s = strings.ToValidUTF8(s, "\uFFFD")
 	if utf8.RuneCountInString(s) <= max {
 		return s
 	}
-	keep := max - utf8.RuneCountInString(endMarker)
-	if keep < 0 {
-		keep = 0
+	if max <= 0 {
+		return ""
 	}
+	marker := endMarker
+	if max < utf8.RuneCountInString(marker) {
+		marker = "…"
+	}
+	keep := max - utf8.RuneCountInString(marker)
 	n := 0
 	for i := range s {
 		if n == keep {
-			return s[:i] + endMarker
+			return s[:i] + marker
 		}
 		n++
 	}
