@@ -930,32 +930,14 @@ const maxNeeded = 1000
 func compareNeeded(b, h *yaml.Node, done map[string]bool, at func(*yaml.Node) report.Location) []policyChange {
 	bjobs, _ := wfValue(b, "jobs")
 	hjobs, _ := wfValue(h, "jobs")
-	needs := func(job *yaml.Node) []string {
-		n, _ := wfValue(job, "needs")
-		switch {
-		case n == nil:
-			return nil
-		case n.Kind == yaml.SequenceNode:
-			var out []string
-			for _, e := range n.Content {
-				out = append(out, scalarText(e))
-			}
-			return out
-		}
-		return []string{scalarText(n)}
-	}
-	var queue []string
-	for name := range done {
-		queue = append(queue, name)
-	}
-	slices.Sort(queue)
+	queue := slices.Sorted(maps.Keys(done))
 	seen := map[string]bool{}
 	var ch []policyChange
 	for len(queue) > 0 && len(seen) < maxNeeded {
 		job, _ := wfValue(hjobs, queue[0])
 		by := queue[0]
 		queue = queue[1:]
-		for _, name := range needs(job) {
+		for _, name := range neededJobs(job) {
 			if seen[name] || done[name] {
 				continue
 			}
@@ -975,6 +957,22 @@ func compareNeeded(b, h *yaml.Node, done map[string]bool, at func(*yaml.Node) re
 		}
 	}
 	return ch
+}
+
+// neededJobs is the ids a job's needs: lists, one or a sequence of them.
+func neededJobs(job *yaml.Node) []string {
+	n, _ := wfValue(job, "needs")
+	switch {
+	case n == nil:
+		return nil
+	case n.Kind == yaml.SequenceNode:
+		out := make([]string, 0, len(n.Content))
+		for _, e := range n.Content {
+			out = append(out, scalarText(e))
+		}
+		return out
+	}
+	return []string{scalarText(n)}
 }
 
 // compareNeededOutputs names each job that a job of done (one that
@@ -1000,15 +998,7 @@ func compareNeededOutputs(b, h *yaml.Node, done map[string]bool, at func(*yaml.N
 		if !readsNeeds(job) {
 			continue
 		}
-		need, _ := wfValue(job, "needs")
-		var list []*yaml.Node
-		if need != nil && need.Kind == yaml.SequenceNode {
-			list = need.Content
-		} else if need != nil {
-			list = []*yaml.Node{need}
-		}
-		for _, n := range list {
-			name := scalarText(n)
+		for _, name := range neededJobs(job) {
 			if seen[name] || done[name] {
 				continue
 			}
