@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -53,5 +54,30 @@ func TestGitErrorRedactsUserinfo(t *testing.T) {
 	got = gitMessage("x" + strings.Repeat("é", 200))
 	if !utf8.ValidString(got) || !strings.HasSuffix(got, "é…") {
 		t.Errorf("a cut inside a character: %q", got)
+	}
+}
+
+// TestGitErrorIsGitsOwnUnderTrace: where the caller's environment makes
+// git trace itself on stderr (GIT_TRACE=1, GIT_TRACE2, GIT_TRACE_CURL
+// with GIT_TRACE_REDACT=0, …), a failed fetch's error is git's own
+// reason, its origin's secret redacted, and no trace line: those came
+// first, filled the bound, and left the reason out.
+func TestGitErrorIsGitsOwnUnderTrace(t *testing.T) {
+	dir := t.TempDir()
+	gitIn(t, dir, "init", "-q")
+	gitIn(t, dir, "remote", "add", "origin", "http://x-access-token:"+originSecret+"@127.0.0.1:1/owner/repo.git")
+	for _, v := range []string{"GIT_TRACE", "GIT_TRACE2", "GIT_TRACE2_EVENT", "GIT_TRACE_CURL", "GIT_TRACE_PACKET", "GIT_TRACE_SETUP", "GIT_CURL_VERBOSE"} {
+		t.Setenv(v, "1")
+	}
+	t.Setenv("GIT_TRACE_REDACT", "0")
+	t.Setenv("GIT_TRACE2_ENV_VARS", "VIGILES_TRACE_PROBE")
+	t.Setenv("VIGILES_TRACE_PROBE", originSecret)
+	_, err := git(context.Background(), dir, 1<<20, "fetch", "--no-tags", "--depth=1", "origin", "main")
+	if err == nil {
+		t.Fatal("the fetch from a port nothing listens on succeeded")
+	}
+	msg := err.Error()
+	if !strings.Contains(msg, "fatal: unable to access 'http://127.0.0.1:1/owner/repo.git/'") || strings.Contains(msg, "trace") || strings.Contains(msg, "== Info") || strings.Contains(msg, originSecret) {
+		t.Errorf("the error %q: want git's own reason, no trace line and no secret", msg)
 	}
 }

@@ -537,7 +537,7 @@ func git(ctx context.Context, dir string, max int, args ...string) ([]byte, erro
 		opts = append(opts, "-c", "safe.directory=*")
 	}
 	cmd := exec.CommandContext(ctx, "git", append(opts, args...)...)
-	cmd.Env = append(os.Environ(), "GIT_TERMINAL_PROMPT=0", "GIT_ASKPASS=true", "SSH_ASKPASS=true")
+	cmd.Env = append(untracedEnv(os.Environ()), "GIT_TERMINAL_PROMPT=0", "GIT_ASKPASS=true", "SSH_ASKPASS=true")
 	// A helper git started (ssh, a remote helper) that outlives it holds
 	// the output's pipe: Wait gives up on it after this.
 	cmd.WaitDelay = 5 * time.Second
@@ -557,6 +557,26 @@ func git(ctx context.Context, dir string, max int, args ...string) ([]byte, erro
 		return nil, fmt.Errorf("git %s: %w: %s", args[0], err, msg)
 	}
 	return out.b.Bytes(), nil
+}
+
+// untracedEnv is env without the variables that make git trace itself
+// on stderr (GIT_TRACE, GIT_TRACE2, GIT_TRACE_CURL, GIT_TRACE_PACKET and
+// the rest of GIT_TRACE*, GIT_CURL_VERBOSE): an error keeps git's first
+// maxGitMessage bytes, which under a caller's GIT_TRACE=1 were trace
+// lines, the failure's reason past the cut, and whose lines may name
+// what the caller's git was given (GIT_TRACE_REDACT=0 shows its HTTP
+// headers, GIT_TRACE2_ENV_VARS the variables it lists)
+// (TestGitErrorIsGitsOwnUnderTrace).
+func untracedEnv(env []string) []string {
+	out := make([]string, 0, len(env))
+	for _, kv := range env {
+		name, _, _ := strings.Cut(kv, "=")
+		if strings.HasPrefix(name, "GIT_TRACE") || name == "GIT_CURL_VERBOSE" {
+			continue
+		}
+		out = append(out, kv)
+	}
+	return out
 }
 
 // capped is a writer that keeps up to max bytes and notes more.
