@@ -163,7 +163,7 @@ const socketFamiliesText = "family not AF_UNIX, AF_INET, AF_INET6 or AF_NETLINK"
 // The type is the second argument's low four bits (SOCK_TYPE_MASK: the
 // others are SOCK_NONBLOCK and SOCK_CLOEXEC); refused as the other
 // families are, as a kernel without AF_PACKET refuses it.
-const sockPacket = 10
+const sockPacket = unix.SOCK_PACKET
 
 const sockTypeMask = 0xf
 
