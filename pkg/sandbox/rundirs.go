@@ -15,6 +15,9 @@ import (
 // write on Debian and Ubuntu (1777) until the host reboots.
 const runLock = "/run/lock"
 
+// runUser holds each user's runtime directory, /run/user/UID.
+const runUser = "/run/user/"
+
 // hostRunAreas are the places under /run a hook run as the caller on the
 // host would write, under Claude Code, where the run's /run, a fresh
 // read-only tmpfs, failed the write unrecorded: /run/lock and the caller's
@@ -29,7 +32,7 @@ const runLock = "/run/lock"
 // none. Two lstats where the host has neither.
 func hostRunAreas(uid int, lstat func(string) (os.FileInfo, error), writable func(string) bool) []string {
 	var out []string
-	for _, p := range []string{runLock, "/run/user/" + strconv.Itoa(uid)} {
+	for _, p := range []string{runLock, runUser + strconv.Itoa(uid)} {
 		if fi, err := lstat(p); err == nil && fi.IsDir() && writable(p) {
 			out = append(out, p)
 		}
@@ -49,7 +52,7 @@ func runAreaMode(p string) (os.FileMode, error) {
 	if p == runLock {
 		return 0o777 | os.ModeSticky, nil
 	}
-	if uid, ok := strings.CutPrefix(p, "/run/user/"); ok {
+	if uid, ok := strings.CutPrefix(p, runUser); ok {
 		if n, err := strconv.ParseUint(uid, 10, 32); err == nil && strconv.FormatUint(n, 10) == uid {
 			return 0o700, nil
 		}
@@ -105,9 +108,9 @@ func runAreaPaths(areas []scratchArea) []string {
 // are "" where paths hold no runtime directory, and where the caller's is
 // /run/user/0 (a root caller's: the two are one).
 func runtimeDirAlias(paths []string) (from, to string) {
-	const own = "/run/user/0"
+	const own = runUser + "0"
 	for _, p := range paths {
-		if p != runLock && p != own && strings.HasPrefix(p, "/run/user/") {
+		if p != runLock && p != own && strings.HasPrefix(p, runUser) {
 			return p, own
 		}
 	}
