@@ -919,43 +919,57 @@ func strategyGone(b, h, hKey *yaml.Node, what string, at func(*yaml.Node) report
 	return []policyChange{{at(hKey), fmt.Sprintf("%s has no strategy:, where it was %q: each ${{ matrix.x }} it reads is now empty", what, scalarText(bv))}}
 }
 
-// maxNeeded bounds the jobs compareNeeded follows through needs:.
+// maxNeeded bounds the jobs walkNeeded follows through needs:.
 const maxNeeded = 1000
 
-// compareNeeded names each job that a job of done (one that holds or
-// calls a vigiles step) needs in h, itself or through another job, whose
-// if: is not as the base's job of that id had it: a job skipped skips each job that
-// needs it (one without an if: of its own that says always()), and a
-// skipped job's check reads as passed.
-func compareNeeded(b, h *yaml.Node, done map[string]bool, at func(*yaml.Node) report.Location) []policyChange {
-	bjobs, _ := wfValue(b, "jobs")
-	hjobs, _ := wfValue(h, "jobs")
+// walkNeeded calls visit with each job name that a job of done (one that
+// holds or calls a vigiles step) needs in hjobs, itself or through
+// another job, once, and by, the job that needs it first; where
+// throughReads, only through jobs that read the needs context
+// (readsNeeds), which holds the jobs a job needs itself.
+func walkNeeded(hjobs *yaml.Node, done map[string]bool, throughReads bool, visit func(by, name string)) {
 	queue := slices.Sorted(maps.Keys(done))
 	seen := map[string]bool{}
-	var ch []policyChange
 	for len(queue) > 0 && len(seen) < maxNeeded {
-		job, _ := wfValue(hjobs, queue[0])
 		by := queue[0]
 		queue = queue[1:]
+		job, _ := wfValue(hjobs, by)
+		if throughReads && !readsNeeds(job) {
+			continue
+		}
 		for _, name := range neededJobs(job) {
 			if seen[name] || done[name] {
 				continue
 			}
 			seen[name] = true
 			queue = append(queue, name)
-			hj, _ := wfValue(hjobs, name)
-			bj, _ := wfValue(bjobs, name)
-			bif, _ := wfValue(bj, "if")
-			hif, hk := wfValue(hj, "if")
-			if hk != nil && scalarText(hif) != scalarText(bif) {
-				was := "it had none"
-				if bif != nil {
-					was = fmt.Sprintf("it was %q", scalarText(bif))
-				}
-				ch = append(ch, policyChange{at(hk), fmt.Sprintf("the job %q, which the job %q needs, runs if: %q (not evaluated here), where %s: skipped, it skips the jobs that need it, and a skipped job's check reads as passed", name, by, scalarText(hif), was)})
-			}
+			visit(by, name)
 		}
 	}
+}
+
+// compareNeeded names each job that a job of done needs in h, itself or
+// through another job (walkNeeded), whose if: is not as the base's job
+// of that id had it: a job skipped skips each job that needs it (one
+// without an if: of its own that says always()), and a skipped job's
+// check reads as passed.
+func compareNeeded(b, h *yaml.Node, done map[string]bool, at func(*yaml.Node) report.Location) []policyChange {
+	bjobs, _ := wfValue(b, "jobs")
+	hjobs, _ := wfValue(h, "jobs")
+	var ch []policyChange
+	walkNeeded(hjobs, done, false, func(by, name string) {
+		hj, _ := wfValue(hjobs, name)
+		bj, _ := wfValue(bjobs, name)
+		bif, _ := wfValue(bj, "if")
+		hif, hk := wfValue(hj, "if")
+		if hk != nil && scalarText(hif) != scalarText(bif) {
+			was := "it had none"
+			if bif != nil {
+				was = fmt.Sprintf("it was %q", scalarText(bif))
+			}
+			ch = append(ch, policyChange{at(hk), fmt.Sprintf("the job %q, which the job %q needs, runs if: %q (not evaluated here), where %s: skipped, it skips the jobs that need it, and a skipped job's check reads as passed", name, by, scalarText(hif), was)})
+		}
+	})
 	return ch
 }
 
@@ -977,49 +991,33 @@ func neededJobs(job *yaml.Node) []string {
 
 // compareNeededOutputs names each job that a job of done (one that
 // holds or calls a vigiles step) needs and reads through the needs
-// context (${{ needs.x.outputs.y }}, needs.x.result, toJSON(needs): in
-// its if:, a step's if:, an input, an env:) where h's job of that id is
+// context (${{ needs.x.outputs.y }}, needs.x.result, toJSON(needs): the
+// word needs anywhere in its text but its needs:, readsNeeds) where h's job of that id is
 // not as b's was, as written (layout and comments aside): its outputs:
 // are set by its steps, which this change may make say what skips the
 // check or weakens an input whose text is unchanged. The needs context
 // holds the jobs a job needs itself, not those they need: a needed job
 // read so is followed where it reads the needs context in turn (an
-// output ${{ needs.w.outputs.run }} it passes on).
+// output ${{ needs.w.outputs.run }} it passes on: walkNeeded).
 func compareNeededOutputs(b, h *yaml.Node, done map[string]bool, at func(*yaml.Node) report.Location) []policyChange {
 	bjobs, _ := wfValue(b, "jobs")
 	hjobs, _ := wfValue(h, "jobs")
-	queue := slices.Sorted(maps.Keys(done))
-	seen := map[string]bool{}
 	var ch []policyChange
-	for len(queue) > 0 && len(seen) < maxNeeded {
-		by := queue[0]
-		queue = queue[1:]
-		job, _ := wfValue(hjobs, by)
-		if !readsNeeds(job) {
-			continue
+	walkNeeded(hjobs, done, true, func(by, name string) {
+		hj, hk := wfValue(hjobs, name)
+		if hk == nil {
+			return // no such job: GitHub refuses the workflow
 		}
-		for _, name := range neededJobs(job) {
-			if seen[name] || done[name] {
-				continue
-			}
-			seen[name] = true
-			hj, hk := wfValue(hjobs, name)
-			if hk == nil {
-				continue // no such job: GitHub refuses the workflow
-			}
-			// What it reads of the jobs it needs may be its outputs.
-			queue = append(queue, name)
-			bj, bk := wfValue(bjobs, name)
-			if bk != nil && stepText(bj) == stepText(hj) {
-				continue
-			}
-			was := "the base's job of that id was"
-			if bk == nil {
-				was = "the base had no job of that id"
-			}
-			ch = append(ch, policyChange{at(hk), fmt.Sprintf("the job %q, which the job %q needs and whose outputs or result it reads (the needs context), is not as %s (compared as written, its outputs not evaluated): its steps set its outputs, which may skip the check or set an input whose text is unchanged", name, by, was)})
+		bj, bk := wfValue(bjobs, name)
+		if bk != nil && stepText(bj) == stepText(hj) {
+			return
 		}
-	}
+		was := "the base's job of that id was"
+		if bk == nil {
+			was = "the base had no job of that id"
+		}
+		ch = append(ch, policyChange{at(hk), fmt.Sprintf("the job %q, which the job %q needs and whose outputs or result it reads (the needs context), is not as %s (compared as written, its outputs not evaluated): its steps set its outputs, which may skip the check or set an input whose text is unchanged", name, by, was)})
+	})
 	return ch
 }
 
