@@ -101,14 +101,14 @@ type callState struct {
 	files map[string]calledDoc // parsed, a nil root where none
 	seen  map[string]bool      // the pairs of files compared
 	pairs int                  // those of them the base has a file of
-	// unread is the first file of what the workflow compared now calls
-	// that could not be read (Read's error: past the files the caller
-	// reads, too large, a git failure), read as none; each workflow
-	// has its own, as what is kept of a file read for another says
-	// again what it could not read. log is each unread file met, in
-	// order, a file's kept with it from where its reading began.
-	unread *unreadFile
-	log    []unreadFile
+	// log is each file of what the workflow compared now calls that
+	// could not be read (Read's error: past the files the caller reads,
+	// too large, a git failure), read as none, in order, a file's kept
+	// with it from where its reading began; each workflow has its own,
+	// as what is kept of a file read for another says again what it
+	// could not read. Its first is the one the workflow's warning names
+	// (since(0)).
+	log []unreadFile
 }
 
 // unreadFile is a file of what is called that could not be read: which
@@ -116,12 +116,7 @@ type callState struct {
 type unreadFile struct{ what, err string }
 
 // note says that u could not be read, in the workflow compared now.
-func (st *callState) note(u unreadFile) {
-	if st.unread == nil {
-		st.unread = &u
-	}
-	st.log = append(st.log, u)
-}
+func (st *callState) note(u unreadFile) { st.log = append(st.log, u) }
 
 // since is the first file noted unread from mark (a length of log) on,
 // nil where none was.
@@ -274,7 +269,6 @@ func (s *seer) wraps(p string, action bool) bool {
 		}
 		return w.v
 	}
-	s.st.wraps[key] = wrapped{}
 	mark := len(s.st.log)
 	v := false
 	if root, _ := s.root(p, action); root != nil && (!action || isComposite(root)) {
@@ -443,7 +437,7 @@ func workflowRoot(data []byte) (*yaml.Node, error) {
 // compared at all.
 func (w *WorkflowBase) mayHoldVigilesStep() bool {
 	st := newCallState()
-	return w.holdsVigilesStep(true, st) || w.holdsVigilesStep(false, st) || st.unread != nil
+	return w.holdsVigilesStep(true, st) || w.holdsVigilesStep(false, st) || len(st.log) > 0
 }
 
 // holdsVigilesStep says whether w's file on one side (nil: none)
@@ -614,7 +608,7 @@ func compareDoc(w *WorkflowBase, baseName string, st *callState, depth int) []re
 	if depth == 0 {
 		// Each workflow says what it calls that was not read, though
 		// another workflow compared before it called the file too.
-		st.unread, st.log = nil, nil
+		st.log = nil
 	}
 	file := report.Location{File: w.File}
 	bs, hs := w.seerOf(true, st), w.seerOf(false, st)
@@ -824,10 +818,10 @@ func compareDoc(w *WorkflowBase, baseName string, st *callState, depth int) []re
 			child(bp, h.path, false)
 		}
 	}
-	if depth == 0 && st.unread != nil {
+	if u := st.since(0); depth == 0 && u != nil {
 		// A file read as none may hold the vigiles step a check runs,
 		// on either side: what the comparison says of it is not known.
-		finds = append(finds, notCompared(report.SeverityWarning, "the workflow %s calls files of this repository not all of which were read: %s could not be (%s) and is read as none, as others past it may be, so a vigiles step such a file holds was not compared with %s's", shownName(w.Shown), st.unread.what, cutBytes(st.unread.err, 400), baseName)...)
+		finds = append(finds, notCompared(report.SeverityWarning, "the workflow %s calls files of this repository not all of which were read: %s could not be (%s) and is read as none, as others past it may be, so a vigiles step such a file holds was not compared with %s's", shownName(w.Shown), u.what, cutBytes(u.err, 400), baseName)...)
 	}
 	return finds
 }
@@ -863,8 +857,9 @@ func compareWrapStep(b, h *workflowStep, at func(*yaml.Node) report.Location) []
 // compareCall names what a job that calls a reusable workflow of the
 // repository holding a vigiles step (h; b the base's) does less than
 // b's: another workflow called, an if:, needs: or strategy: it had not
-// or another, and each with: entry changed as text (an input reaches
-// the called workflow's vigiles steps through ${{ inputs.x }}).
+// or another (a strategy: removed: strategyGone), each with: entry
+// changed as text (an input reaches the called workflow's vigiles steps
+// through ${{ inputs.x }}), and the secrets: it passes changed as text.
 func compareCall(b, h *workflowCall, at func(*yaml.Node) report.Location) []policyChange {
 	what := fmt.Sprintf("the job %q, which calls %s,", h.job, strconv.Quote(h.path))
 	var ch []policyChange
@@ -891,21 +886,13 @@ func compareCall(b, h *workflowCall, at func(*yaml.Node) report.Location) []poli
 	// posts no check run).
 	bsec, _ := wfValue(b.jobNode, "secrets")
 	hsec, hk := wfValue(h.jobNode, "secrets")
-	if stepText(orNull(bsec)) != stepText(orNull(hsec)) {
+	if stepText(bsec) != stepText(hsec) {
 		if hk == nil {
 			hk = h.jobKey
 		}
 		ch = append(ch, policyChange{at(hk), fmt.Sprintf("%s has secrets: %q, where it was %q (compared as text, not evaluated): the called workflow's ${{ secrets.x }} may read another secret, or none, where it reaches the vigiles step", what, cutBytes(scalarText(hsec), 1000), cutBytes(scalarText(bsec), 1000))})
 	}
 	return ch
-}
-
-// orNull is n, or a null scalar where n is nil.
-func orNull(n *yaml.Node) *yaml.Node {
-	if n == nil {
-		return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!null"}
-	}
-	return n
 }
 
 // strategyGone names the strategy: the job b had that h, whose key is
@@ -1224,6 +1211,9 @@ func compareEnv(b, h *yaml.Node, what string, at func(*yaml.Node) report.Locatio
 // stepText is a step as GitHub reads it, comments and layout aside, for
 // finding it among the base's.
 func stepText(n *yaml.Node) string {
+	if n == nil {
+		return "null" // absent reads as a key left empty
+	}
 	var v any
 	if err := n.Decode(&v); err == nil {
 		if b, err := json.Marshal(v); err == nil {
